@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Apply: the only module that writes DAMON sysfs.  It stages a plan in the
+ * order the kernel needs (every nr_* before its children, an unchanged nr_*
+ * never rewritten), sends state commands, and reads state, stats, effective
+ * quotas and tuned intervals back.  Lock-taking files that answer EBUSY are
+ * retried with bounded exponential backoff.
+ *
+ * Kdamonds are addressed by absolute index under admin/kdamonds; callers
+ * (the reconciler) decide which indices are ours.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+struct damon_io {
+	int root;
+	FILE *dry_run;      /* non-NULL: print "write PATH VALUE" lines, touch nothing */
+	unsigned busy_retries;   /* EBUSY retries per write (default 8) */
+	uint64_t busy_base_us;   /* first backoff, doubled each retry (default 1000) */
+	/* Sleep function, replaceable in tests; NULL = nanosleep. */
+	void (*sleep_us)(uint64_t usec, void *userdata);
+	void *sleep_userdata;
+	/* Last failing path, for the caller's log line. */
+	char failed_path[512];
+};
+
+void damon_io_init(struct damon_io *io, int root);
+
+/* Observation of one kdamond directory. */
+struct kdamond_obs {
+	bool on;
+	int64_t pid;
+};
+
+int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret);
+int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *ret);
+
+/* Write nr_kdamonds (refuses with -EBUSY itself if any kdamond reads "on",
+ * so it never destroys a running kdamond). */
+int damon_set_nr_kdamonds(struct damon_io *io, unsigned n);
+
+/* Stage every file of kdamond `idx` from kd.  The kdamond may be running
+ * (then a commit makes it effective). */
+int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
+/* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
+int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
+
+/* Write only the goal current_value (USER_INPUT goals), then
+ * commit_schemes_quota_goals. */
+int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value);
+
+/* Read back what damon_stage() wrote and compare with kd.  Returns 0 when
+ * equal, 1 on drift (what[] names the first file that differs, with the
+ * found and expected values), or -errno.  Tuned sample_us/aggr_us are not
+ * compared when intervals_goal is on. */
+int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+		      char *what, size_t whatlen);
+
+struct scheme_stats {
+	uint64_t nr_tried, sz_tried, nr_applied, sz_applied, qt_exceeds;
+	uint64_t effective_bytes;
+	uint64_t sample_us, aggr_us; /* tuned intervals */
+};
+/* Ask the kernel to refresh (update_schemes_stats, update_schemes_effective_quotas,
+ * update_tuned_intervals, each if available) and read scheme 0. With
+ * refresh_ms on, pass refresh=false to only read the files. */
+int damon_read_stats(struct damon_io *io, unsigned idx, const struct damon_features *f,
+		     bool refresh, struct scheme_stats *ret);
+
+/* Kdamond directory path "sys/kernel/mm/damon/admin/kdamonds/<idx>". */
+int damon_kdamond_dir(unsigned idx, char *buf, size_t size);

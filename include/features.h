@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Acquire: what the running kernel's DAMON offers, probed from the files it
+ * exposes (never from the version string), and which in-kernel DAMON users
+ * are active.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DAMON_ADMIN "sys/kernel/mm/damon/admin"
+#define DAMON_KDAMONDS DAMON_ADMIN "/kdamonds"
+
+struct damon_features {
+	bool sysfs;           /* admin/kdamonds (5.18) */
+	bool paddr;           /* "paddr" in avail_operations */
+	bool migrate;         /* schemes/<S>/target_nid, migrate_hot/cold (6.11) */
+	bool apply_interval;  /* schemes/<S>/apply_interval_us (6.7) */
+	bool quota_goals;     /* quotas/goals + commit_schemes_quota_goals (6.8) */
+	bool goal_metric;     /* goals/<G>/target_metric (6.9) */
+	bool effective_bytes; /* quotas/effective_bytes (6.9) */
+	bool node_metrics;    /* goals/<G>/nid, node_mem_{used,free}_bp (6.16) */
+	bool intervals_goal;  /* intervals/intervals_goal (6.15) */
+	bool ops_filters;     /* schemes/<S>/ops_filters (6.15) */
+	bool filters;         /* schemes/<S>/filters (6.3) */
+	bool filter_allow;    /* <F>/allow (6.14) */
+	bool young_filter;    /* "young" accepted as a filter type (6.10) */
+	bool refresh_ms;      /* kdamonds/<K>/refresh_ms (6.17) */
+	bool addr_unit;       /* contexts/<C>/addr_unit (6.18) */
+	bool goal_tuner;      /* quotas/goal_tuner (7.1) */
+};
+
+struct damon_module {
+	const char *name;     /* "damon_stat", ... */
+	bool present;         /* sys/module/<name>/parameters/enabled exists */
+	bool enabled;         /* it reads Y */
+};
+
+enum { DAMON_MOD_STAT, DAMON_MOD_RECLAIM, DAMON_MOD_LRU_SORT, _DAMON_MOD_MAX };
+struct damon_modules {
+	struct damon_module mod[_DAMON_MOD_MAX];
+};
+
+/*
+ * Probe the features.  `kdamond_dir` is a kdamond directory the caller owns
+ * and has turned off (e.g. "sys/kernel/mm/damon/admin/kdamonds/0"): the probe
+ * writes nr_contexts/nr_schemes/nr_goals/nr_filters and a filter type there
+ * (keyword probing is only possible by writing).  Pass NULL when there is no
+ * such directory yet: only the file-free checks are done.  Returns 0 or
+ * -errno of an unexpected I/O failure.
+ */
+int features_probe(int root, const char *kdamond_dir, struct damon_features *ret);
+
+/* Read-only: sys/module/damon_{stat,reclaim,lru_sort}/parameters/enabled. */
+int features_read_modules(int root, struct damon_modules *ret);
+
+/* "goals+node_metrics+intervals_goal+ops_filters+..." for the start-up log. */
+int features_format(const struct damon_features *f, char *buf, size_t size);
+
+/* For refusals: what is missing, the Kconfig option, the first kernel.
+ * Returns NULL if `f` has everything the daemon requires. */
+struct feature_requirement {
+	const char *what;
+	const char *kconfig;
+	const char *since;
+};
+const struct feature_requirement *features_missing(const struct damon_features *f);

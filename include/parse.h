@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Pure parsers for the kernel's text formats.  They never read files, never
+ * log, accept any byte string (they are fuzzed) and return 0 or -EINVAL /
+ * -ERANGE; on failure the ret_ parameters are untouched.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decimal unsigned integer, surrounding whitespace allowed. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_s64(const char *s, int64_t *ret);
+/* Hex without "0x" prefix, as in memory/block_size_bytes. */
+int parse_hex_u64(const char *s, uint64_t *ret);
+
+/* A cpulist/nodelist ("0-3,8,10-11", or empty).  Calls fn(lo, hi) per range;
+ * stops with fn's non-zero return. */
+int parse_list(const char *s, int (*fn)(unsigned lo, unsigned hi, void *ud), void *ud);
+/* Set bits of a nodelist into mask[] (bit n of mask[n/64]); ids >= nbits: -ERANGE. */
+int parse_nodelist_mask(const char *s, uint64_t *mask, unsigned nbits);
+/* Number of CPUs in a cpulist. */
+int parse_cpulist_count(const char *s, unsigned *ret);
+
+/* "Node N MemTotal:  123 kB" lines of nodeN/meminfo; returns bytes. */
+int parse_node_meminfo(const char *text, uint64_t *ret_total, uint64_t *ret_free);
+
+/* Sum, over the zones of node `nid` in /proc/zoneinfo, of the min/low/high
+ * watermarks and managed pages (all in pages). */
+struct zone_wmarks {
+	uint64_t min, low, high, managed;
+	unsigned nr_zones;
+};
+int parse_zoneinfo(const char *text, int nid, struct zone_wmarks *ret);
+
+/* "memory123" -> 123; anything else (memory_failure, memoryX) -EINVAL. */
+int parse_memory_block_name(const char *name, uint64_t *ret);
+/* "nodeN" -> N. */
+int parse_node_name(const char *name, unsigned *ret);
+/* "memory_tierN" -> N. */
+int parse_memory_tier_name(const char *name, unsigned *ret);
+
+/* Whitespace separated distances ("10 20"); at most max entries. */
+int parse_distances(const char *s, int *ret, unsigned max, unsigned *ret_n);
+
+/* Config values.  Sizes: "200M", "200MiB", "4096", "1G" (binary units).
+ * Durations: "5ms", "1s", "100us", "2min" -> microseconds; a bare number is
+ * rejected (the unit is mandatory, to avoid ms/us confusion).
+ * Basis points: "9970" or "99.7%" -> 0..10000.  Booleans: yes/no/true/false/1/0/on/off. */
+int parse_size(const char *s, uint64_t *ret);
+int parse_duration_us(const char *s, uint64_t *ret);
+int parse_bp(const char *s, unsigned *ret);
+int parse_bool(const char *s, bool *ret);

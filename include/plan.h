@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Decide (pure): topology + tier map + kernel features + config -> the full
+ * desired DAMON state, one kdamond per migration pair.  Nothing here does I/O;
+ * everything is unit tested against golden plans.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "features.h"
+#include "tiers.h"
+#include "topology.h"
+
+#define PLAN_MAX_KDAMONDS 32
+#define PLAN_MAX_RANGES 64
+
+enum plan_role { ROLE_PROMOTE, ROLE_DEMOTE };
+enum goal_metric { GOAL_NODE_MEM_USED_BP, GOAL_NODE_MEM_FREE_BP, GOAL_USER_INPUT };
+enum filter_dir { FILTER_DIR_NONE, FILTER_DIR_OPS, FILTER_DIR_LEGACY };
+
+struct plan_goal {
+	bool enabled;
+	enum goal_metric metric;       /* USER_INPUT: the daemon feeds current_value */
+	enum goal_metric user_metric;  /* with USER_INPUT: what the daemon computes */
+	uint64_t target_value;         /* bp */
+	int nid;
+	uint64_t current_value;        /* USER_INPUT only; refreshed every period */
+};
+
+struct plan_scheme {
+	const char *action;            /* "migrate_hot" / "migrate_cold" */
+	int target_nid;
+	uint64_t sz_min, sz_max;
+	uint64_t nr_accesses_min, nr_accesses_max;
+	uint64_t age_min, age_max;
+	uint64_t apply_interval_us;    /* 0 when the kernel lacks it */
+	uint64_t quota_bytes, quota_ms, quota_reset_ms;
+	unsigned weight_sz, weight_nr_accesses, weight_age;
+	struct plan_goal goal;
+	enum filter_dir filter_dir;
+	bool young_filter;
+	bool young_allow;              /* promote: allow young; demote: reject young */
+};
+
+struct plan_kdamond {
+	enum plan_role role;
+	int from_nid, to_nid;
+	uint64_t sample_us, aggr_us, update_us;
+	bool intervals_goal;
+	unsigned ig_access_bp, ig_aggrs;
+	uint64_t ig_min_sample_us, ig_max_sample_us;
+	unsigned min_nr_regions, max_nr_regions;
+	unsigned nr_ranges;
+	struct addr_range ranges[PLAN_MAX_RANGES];
+	struct plan_scheme scheme;
+	uint64_t refresh_ms;           /* 0 when the kernel lacks it */
+};
+
+/* Configured versus effective goals of one fast node, for the log. */
+struct plan_calibration {
+	int nid;
+	unsigned cfg_used_bp, cfg_free_bp;
+	unsigned eff_used_bp, eff_free_bp;
+	bool used_auto, free_auto;
+	uint64_t wmark_high, quota_bytes, mem_total;
+};
+
+struct plan {
+	unsigned nr_kdamonds;
+	struct plan_kdamond kd[PLAN_MAX_KDAMONDS];
+	unsigned nr_calib;
+	struct plan_calibration calib[TOPO_MAX_NODES];
+};
+
+/*
+ * Pure: the effective goals for fast node `fast`.  With auto goals the free
+ * goal is raised to the zone high watermarks plus one promotion quota, and the
+ * used goal lowered to keep the seed's overlap with it; pinned values are kept.
+ */
+void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes,
+		    const struct config *c, struct plan_calibration *ret);
+
+/* Build the plan.  -ENODEV when the tier map has no pairs, -E2BIG when the
+ * machine needs more kdamonds or ranges than supported (err says which). */
+int plan_build(const struct topology *t, const struct tier_map *m,
+	       const struct damon_features *f, const struct config *c,
+	       struct plan *ret, char *err, size_t errlen);
+
+/* FNV-1a over the parameters that the kernel sees (not current_value). */
+uint64_t plan_hash(const struct plan *p);
+
+/* True if a and b differ in anything a commit would change. */
+bool plan_kdamond_equal(const struct plan_kdamond *a, const struct plan_kdamond *b);
+bool plan_same_shape(const struct plan *a, const struct plan *b);
+
+const char *plan_role_name(enum plan_role r);
+const char *goal_metric_name(enum goal_metric m);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * All file access of the daemon goes through here, relative to a root
+ * directory fd (--sysfs-root, "/" in production), so unit tests can point it
+ * at a fixture tree.  Paths passed in are relative ("sys/kernel/mm/damon/...";
+ * a leading '/' is skipped).  All functions return 0 or a negative errno and
+ * log nothing: the caller knows what the access was for.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IO_VALUE_MAX 4096
+
+/* Open `path` as the root.  Returns an O_PATH|O_DIRECTORY fd or -errno. */
+int io_root_open(const char *path);
+
+/* Read a whole small file into buf (NUL-terminated, trailing newlines
+ * stripped).  -E2BIG if it does not fit.  Returns the length or -errno. */
+int io_read(int root, const char *path, char *buf, size_t size);
+/* Read a large text file (e.g. proc/zoneinfo) into a malloc'd string. */
+int io_read_alloc(int root, const char *path, char **ret, size_t max);
+
+int io_read_u64(int root, const char *path, uint64_t *ret);
+int io_read_s64(int root, const char *path, int64_t *ret);
+
+/* Write `value` with one write(2), as sysfs expects.  The kernel's return
+ * (e.g. -EBUSY, -EINVAL) is passed through. */
+int io_write(int root, const char *path, const char *value);
+int io_writef(int root, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+bool io_exists(int root, const char *path);
+
+/* Call fn for every entry name of directory `path` (no "." / "..").
+ * Stops and returns fn's value if it is non-zero. */
+int io_for_each_entry(int root, const char *path,
+		      int (*fn)(const char *name, void *userdata), void *userdata);
+
+/* Format a path into buf; -ENAMETOOLONG if it does not fit. */
+int io_path(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Test hook: when set, io_write() calls hook() instead of writing, and
+ * io_read() calls read_hook() first (a return of 1 means "not handled, read
+ * the file").  The fake DAMON sysfs in tests/ uses this to behave like the
+ * kernel.  io_write_raw() always writes the file.
+ */
+struct io_hooks {
+	int (*write)(int root, const char *path, const char *value, void *userdata);
+	int (*read)(int root, const char *path, char *buf, size_t size, void *userdata);
+	void *userdata;
+};
+void io_set_hooks(const struct io_hooks *hooks);
+int io_write_raw(int root, const char *path, const char *value);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * Decide (pure): which nodes are faster than which, and the migration pairs.
+ * Tiers come from memory_tiering (lower id = faster) unless that is missing
+ * or puts every memory node into one tier; then CPU-less nodes are slower,
+ * ranked by their distance from the CPU nodes.
+ */
+#include "topology.h"
+
+#define TIERS_MAX_PAIRS (2 * TOPO_MAX_NODES)
+
+struct migration_pair {
+	int from_nid; /* the node whose memory the kdamond monitors */
+	int to_nid;   /* target_nid */
+};
+
+struct tier_map {
+	unsigned nr_tiers;
+	int rank[TOPO_MAX_NODES];      /* by index into topology.nodes; 0 = fastest; -1 = no memory */
+	bool from_kernel;              /* memory_tiering was usable */
+	unsigned nr_promote;
+	struct migration_pair promote[TIERS_MAX_PAIRS]; /* lower-tier node -> nearest node one tier up */
+	unsigned nr_demote;
+	struct migration_pair demote[TIERS_MAX_PAIRS];  /* upper-tier node -> nearest node one tier down */
+};
+
+/* Fill *ret.  Returns 0, or -ENODEV when there is nothing to tier (fewer than
+ * two memory nodes or a single tier), with why[] explaining it. */
+int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_t whylen);

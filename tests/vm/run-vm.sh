@@ -1,0 +1,164 @@
+#!/bin/bash
+# run-vm.sh --kernel VMLINUZ --initrd INITRD [OPTIONS]
+#
+# Boots a TCG QEMU guest with two NUMA nodes:
+#   node 0: both CPUs, DRAM-like  (HMAT latency 80 ns,  bandwidth 20G)
+#   node 1: CPU-less, CXL-like    (HMAT latency 250 ns, bandwidth 5G)
+#   -numa dist 10/20
+# so that node 1 lands in a lower memory tier (memory_tier4 {0},
+# memory_tier56 {1} on Debian 6.12..7.x kernels).
+#
+# The guest's serial console is copied to stdout. The exit status is the rc in
+# the guest's final "DAMON_TIERD_VM_RESULT=<rc>" line (printed by the /init of
+# mkinitramfs.sh). No marker (crash, panic, timeout) is a failure:
+#   124 timeout, 125 no result marker.
+#
+# Options:
+#   --kernel PATH        kernel image (required)
+#   --initrd PATH        initramfs (required)
+#   --append EXTRA       extra kernel command line (repeatable, concatenated);
+#                        key=value words become env of the test script
+#   --timeout SEC        kill QEMU after SEC seconds (default 300)
+#   --mem-node0 SIZE     node 0 memory (default 512M; suffix M or G)
+#   --mem-node1 SIZE     node 1 memory (default 512M)
+#   --smp N              CPUs, all on node 0 (default 2)
+#   --log FILE           also write the raw console to FILE
+#   --qemu-arg ARG       extra QEMU argument (repeatable)
+#   -h, --help
+set -euo pipefail
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+die() {
+	echo "run-vm: error: $*" >&2
+	exit 2
+}
+
+kernel=""
+initrd=""
+append=""
+timeout_s=300
+mem0=512M
+mem1=512M
+smp=2
+log=""
+qemu_extra=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--initrd) initrd=${2:?}; shift 2 ;;
+	--append) append="$append ${2?}"; shift 2 ;;
+	--timeout) timeout_s=${2:?}; shift 2 ;;
+	--mem-node0) mem0=${2:?}; shift 2 ;;
+	--mem-node1) mem1=${2:?}; shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--log) log=${2:?}; shift 2 ;;
+	--qemu-arg) qemu_extra+=("${2?}"); shift 2 ;;
+	-h | --help) usage ;;
+	*) echo "run-vm: unknown argument: $1" >&2; usage ;;
+	esac
+done
+[[ -n $kernel && -n $initrd ]] || usage
+[[ -r $kernel ]] || die "cannot read kernel $kernel"
+[[ -r $initrd ]] || die "cannot read initrd $initrd"
+[[ $timeout_s =~ ^[0-9]+$ ]] || die "bad --timeout $timeout_s"
+[[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
+
+to_mib() {
+	local s=$1
+	if [[ $s =~ ^([0-9]+)[Mm]i?[Bb]?$ ]]; then
+		echo "${BASH_REMATCH[1]}"
+	elif [[ $s =~ ^([0-9]+)[Gg]i?[Bb]?$ ]]; then
+		echo $((BASH_REMATCH[1] * 1024))
+	elif [[ $s =~ ^[0-9]+$ ]]; then
+		echo "$s"
+	else
+		die "bad memory size '$s' (use e.g. 512M or 1G)"
+	fi
+}
+m0=$(to_mib "$mem0")
+m1=$(to_mib "$mem1")
+total=$((m0 + m1))
+
+qemu=${QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null || die "$qemu not found (install qemu-system-x86)"
+
+cmdline="console=ttyS0 panic=-1 quiet${append}"
+
+# shellcheck disable=SC2054  # commas belong to QEMU option values
+args=(
+	-accel tcg -cpu max -smp "$smp" -m "${total}M"
+	-machine q35,hmat=on
+	-nographic -no-reboot -nic none
+	-object "memory-backend-ram,id=mem0,size=${m0}M"
+	-object "memory-backend-ram,id=mem1,size=${m1}M"
+	-numa "node,nodeid=0,memdev=mem0,cpus=0-$((smp - 1)),initiator=0"
+	-numa "node,nodeid=1,memdev=mem1,initiator=0"
+	-numa dist,src=0,dst=0,val=10
+	-numa dist,src=0,dst=1,val=20
+	-numa dist,src=1,dst=0,val=20
+	-numa dist,src=1,dst=1,val=10
+	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=80
+	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=20G
+	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=250
+	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=5G
+	-kernel "$kernel" -initrd "$initrd"
+	-append "$cmdline"
+	"${qemu_extra[@]}"
+)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/run-vm.XXXXXX")
+qpid=""
+# shellcheck disable=SC2317  # invoked by trap
+cleanup() {
+	if [[ -n $qpid ]] && kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+console="$work/console"
+[[ -n $log ]] && mkdir -p "$(dirname "$log")"
+
+# QEMU writes the serial console to stdout; read nothing from our stdin.
+"$qemu" "${args[@]}" </dev/null >"$console" 2>"$work/qemu.err" &
+qpid=$!
+tail -n +1 -f --pid="$qpid" "$console" &
+tpid=$!
+
+timed_out=0
+deadline=$((SECONDS + timeout_s))
+while kill -0 "$qpid" 2>/dev/null; do
+	if ((SECONDS >= deadline)); then
+		timed_out=1
+		kill "$qpid" 2>/dev/null || true
+		sleep 1
+		kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+	sleep 0.2
+done
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=""
+wait "$tpid" 2>/dev/null || true
+[[ -n $log ]] && cp "$console" "$log"
+
+if [[ -s $work/qemu.err ]]; then
+	sed 's/^/run-vm: qemu: /' "$work/qemu.err" >&2
+fi
+if ((timed_out)); then
+	echo "run-vm: timeout after ${timeout_s}s, QEMU killed" >&2
+	exit 124
+fi
+rc=$(tr -d '\r' <"$console" | sed -n 's/^.*DAMON_TIERD_VM_RESULT=\([0-9][0-9]*\).*$/\1/p' | tail -n1)
+if [[ -z $rc ]]; then
+	echo "run-vm: no DAMON_TIERD_VM_RESULT marker in the console (qemu rc $qrc)" >&2
+	exit 125
+fi
+echo "run-vm: guest result $rc" >&2
+exit "$rc"
