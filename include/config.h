@@ -20,7 +20,45 @@ struct goal_setting {
 	unsigned bp; /* the configured value; with automatic, the seed value used as bound */
 };
 
+/* One id per key of the file, in table order (see config_keys()). */
+enum config_key {
+	CONFIG_KEY_DAEMON_INTERVAL,
+	CONFIG_KEY_DAEMON_STATUS_INTERVAL,
+	CONFIG_KEY_DAEMON_DAMON_STAT,
+	CONFIG_KEY_DAEMON_NUMA_BALANCING,
+	CONFIG_KEY_DAEMON_STATE_DIR,
+	CONFIG_KEY_DAEMON_REFRESH_INTERVAL,
+	CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
+	CONFIG_KEY_MONITORING_AGGR_INTERVAL,
+	CONFIG_KEY_MONITORING_INTERVALS_GOAL_ACCESS_BP,
+	CONFIG_KEY_MONITORING_INTERVALS_GOAL_AGGRS,
+	CONFIG_KEY_MONITORING_MIN_SAMPLE_INTERVAL,
+	CONFIG_KEY_MONITORING_MAX_SAMPLE_INTERVAL,
+	CONFIG_KEY_MONITORING_MIN_NR_REGIONS,
+	CONFIG_KEY_MONITORING_MAX_NR_REGIONS,
+	CONFIG_KEY_QUOTA_SIZE,
+	CONFIG_KEY_QUOTA_TIME_LIMIT,
+	CONFIG_KEY_QUOTA_RESET_INTERVAL,
+	CONFIG_KEY_QUOTA_WEIGHT_SIZE,
+	CONFIG_KEY_QUOTA_WEIGHT_ACCESSES,
+	CONFIG_KEY_QUOTA_WEIGHT_AGE,
+	CONFIG_KEY_QUOTA_APPLY_INTERVAL,
+	CONFIG_KEY_PROMOTE_USED_GOAL,
+	CONFIG_KEY_PROMOTE_MIN_ACCESSES,
+	CONFIG_KEY_PROMOTE_YOUNG_FILTER,
+	CONFIG_KEY_DEMOTE_FREE_GOAL,
+	CONFIG_KEY_DEMOTE_MAX_ACCESSES,
+	CONFIG_KEY_DEMOTE_MIN_AGE,
+	CONFIG_KEY_DEMOTE_YOUNG_FILTER,
+	_CONFIG_KEY_MAX,
+};
+
 struct config {
+	/* Bit (1 << enum config_key) per key the file set explicitly, even to
+	 * its default value: the planner auto-calibrates some values (quota,
+	 * max sample interval, ...) unless the operator pinned them. */
+	uint64_t set_mask;
+
 	/* [daemon] */
 	uint64_t interval_us;          /* reconcile period */
 	uint64_t status_interval_us;
@@ -56,35 +94,47 @@ struct config {
 
 #define CONFIG_ERR_MAX 512
 struct config_error {
-	char file[256];
+	char file[256];        /* "" for config_validate() on a struct not read from a file */
 	unsigned line;         /* 0 when the error is not tied to a line */
+	/* Complete and printable as is: "file:line: [section] key: what is
+	 * wrong (got "value"; expected ...)". */
 	char message[CONFIG_ERR_MAX];
 };
 
-/* All defaults (the seed design's values). */
+/* All defaults (the seed design's values), set_mask 0. */
 void config_init(struct config *c);
+
+/* True if the file set key k (see set_mask). */
+bool config_is_set(const struct config *c, enum config_key k);
 
 /*
  * Parse `path` into *ret (which the function initialises with defaults
- * first).  -ENOENT if the file does not exist (callers may treat that as
- * "all defaults"), -EINVAL with *err filled for any bad line or value,
- * another -errno if the file cannot be read.  *ret is only written on success.
+ * first), then config_validate() it.  -ENOENT if the file does not exist
+ * (callers may treat that as "all defaults"; *err says so too), -EINVAL with
+ * *err filled for the first bad line or value or a failed cross-key check,
+ * -EFBIG above 1 MiB, another -errno if the file cannot be read.  *ret is
+ * only written on success; err may be NULL.
  */
 int config_load(const char *path, struct config *ret, struct config_error *err);
 /* Same from a string (for tests and fuzzing); `name` is used in errors. */
 int config_load_string(const char *text, const char *name, struct config *ret,
 		       struct config_error *err);
 
-/* Cross-key checks (min <= max, sample <= aggr, ...).  0 or -EINVAL + err. */
+/* Every key's range, then the cross-key checks (min <= max, sample <= aggr,
+ * ...; see conf/damon-tierd.conf).  0 or -EINVAL + err (line 0). */
 int config_validate(const struct config *c, struct config_error *err);
 
-/* Write "section.key = value" lines of the effective config to buf. */
+/* Write "section.key = value" lines of the effective config to buf, one per
+ * key in table order, values in units the file accepts back (200MiB, 5ms).
+ * 0, or -ENOBUFS if size is too small (buf then holds a truncated text). */
 int config_format(const struct config *c, char *buf, size_t size);
 
-/* Each table row, for documentation tests: section, key, default text. */
+/* Each table row, for documentation tests: section, key, default text.
+ * The array is indexed by enum config_key. */
 struct config_key_info {
 	const char *section;
 	const char *key;
 	const char *default_text;
+	const char *help;      /* one line */
 };
 size_t config_keys(const struct config_key_info **ret);

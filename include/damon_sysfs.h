@@ -24,6 +24,9 @@ struct damon_io {
 	/* Sleep function, replaceable in tests; NULL = nanosleep. */
 	void (*sleep_us)(uint64_t usec, void *userdata);
 	void *sleep_userdata;
+	/* What the kernel offers (set after features_probe); decides which
+	 * optional files are written. */
+	struct damon_features feat;
 	/* Last failing path, for the caller's log line. */
 	char failed_path[512];
 };
@@ -43,9 +46,11 @@ int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *re
  * so it never destroys a running kdamond). */
 int damon_set_nr_kdamonds(struct damon_io *io, unsigned n);
 
-/* Stage every file of kdamond `idx` from kd.  The kdamond may be running
- * (then a commit makes it effective). */
-int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+/* Stage every file of kdamond `idx` from kd.  With `running`, the kdamond is
+ * on and a commit follows: auto-tuned sample_us/aggr_us are then left as the
+ * kernel reported them, because committing the configured values would reset
+ * the tuning. */
+int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running);
 
 /* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
@@ -69,8 +74,8 @@ struct scheme_stats {
 /* Ask the kernel to refresh (update_schemes_stats, update_schemes_effective_quotas,
  * update_tuned_intervals, each if available) and read scheme 0. With
  * refresh_ms on, pass refresh=false to only read the files. */
-int damon_read_stats(struct damon_io *io, unsigned idx, const struct damon_features *f,
-		     bool refresh, struct scheme_stats *ret);
+int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, bool refresh,
+		     struct scheme_stats *ret);
 
 /* Kdamond directory path "sys/kernel/mm/damon/admin/kdamonds/<idx>". */
 int damon_kdamond_dir(unsigned idx, char *buf, size_t size);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "features.h"
+#include "kernel_features.h"
 #include "tiers.h"
 #include "topology.h"
 

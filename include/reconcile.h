@@ -19,7 +19,7 @@
 
 #include "config.h"
 #include "damon_sysfs.h"
-#include "features.h"
+#include "kernel_features.h"
 #include "owner.h"
 #include "plan.h"
 #include "status.h"

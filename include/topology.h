@@ -5,6 +5,7 @@
  * watermarks from sysfs/procfs (relative to a root fd) into plain structs.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TOPO_MAX_NODES 64

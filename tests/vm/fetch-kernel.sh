@@ -61,6 +61,7 @@ flock 9
 # Bump when the extracted layout changes; older cache entries are redone.
 layout="layout-2"
 resolved_file="$cache/resolved/$glob"
+
 if [[ $refresh != 1 && -f $resolved_file ]]; then
 	dir="$cache/$(cat "$resolved_file")"
 	if [[ -e $dir/vmlinuz && $(cat "$dir/.complete" 2>/dev/null) == "$layout" ]]; then

@@ -18,9 +18,10 @@
 # Options:
 #   --modules-dir DIR   a kernel modules directory (lib/modules/<kver>, as
 #                       extracted by fetch-kernel.sh); needed for --module
-#   --module NAME       load kernel module NAME (and its dependencies, from
-#                       modules.dep) before the test; repeatable. Compressed
-#                       modules are decompressed on the host.
+#   --module NAME       load kernel module NAME (and the modules it depends
+#                       on, read from its .modinfo) before the test;
+#                       repeatable. Compressed modules are decompressed on
+#                       the host. Built-in modules are skipped.
 #
 # The test script runs with cwd /, PATH=/bin:/sbin:/usr/bin:/usr/sbin, and
 # with every "key=value" of the kernel command line that the kernel passes to
@@ -66,8 +67,9 @@ shift 2
 
 [[ -f $init_script ]] || die "no such init script: $init_script"
 if ((${#modules[@]})); then
-	[[ -n $modules_dir && -f $modules_dir/modules.dep ]] ||
-		die "--module needs --modules-dir with a modules.dep"
+	[[ -n $modules_dir && -d $modules_dir/kernel ]] ||
+		die "--module needs --modules-dir (a lib/modules/<kver> directory)"
+	modules_dir=$(cd "$modules_dir" && pwd -P)
 fi
 
 busybox=""
@@ -160,63 +162,60 @@ for spec in "$@"; do
 	fi
 done
 
-# Kernel modules, in dependency order (deps first).
+# Kernel modules, in dependency order (deps first). Debian's packages ship no
+# modules.dep (depmod runs at install time), so the dependencies are read from
+# each module's own .modinfo "depends=" entry; no kmod tools are needed.
 : >"$root/etc/modules.order"
 if ((${#modules[@]})); then
 	kver=$(basename "$(readlink -f "$modules_dir")")
 	kmroot="$root/lib/modules/$kver"
 	mkdir -p "$kmroot"
-	declare -A seen=()
-	# modules.dep lines: "kernel/x/y.ko.xz: kernel/a.ko.xz kernel/b.ko.xz"
-	# (dependencies listed in load-reverse order: the last one first).
-	dep_of() { awk -v m="$1" -F': ?' '$1 == m { print $2; exit }' "$modules_dir/modules.dep"; }
-	path_of() {
-		local name=${1//-/_} p
-		p=$(awk -F: -v n="$name" '{
-			f = $1; sub(/.*\//, "", f); sub(/\.ko(\.(xz|gz|zst))?$/, "", f); gsub(/-/, "_", f)
-			if (f == n) { print $1; exit }
-		}' "$modules_dir/modules.dep")
-		echo "$p"
+	declare -A modpath=() seen=()
+	while IFS= read -r -d '' f; do
+		n=${f##*/}
+		n=${n%.xz}
+		n=${n%.zst}
+		n=${n%.gz}
+		n=${n%.ko}
+		modpath[${n//-/_}]=$f
+	done < <(find "$modules_dir/" \( -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz' \) -print0)
+	is_builtin() {
+		[[ -f $modules_dir/modules.builtin ]] || return 1
+		sed -e 's|.*/||' -e 's|\.ko$||' -e 's|-|_|g' "$modules_dir/modules.builtin" | grep -qx "$1"
 	}
 	add_module() {
-		local rel=$1 deps=() i
-		[[ -n ${seen[$rel]:-} ]] && return 0
-		seen[$rel]=1
-		read -ra deps <<<"$(dep_of "$rel")"
-		for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
-			add_module "${deps[i]}"
-		done
-		local src="$modules_dir/$rel" base dst
-		base=$(basename "$rel")
-		mkdir -p "$kmroot/$(dirname "$rel")"
-		case $base in
-		*.ko.xz)
-			dst="$kmroot/${rel%.xz}"
-			xz -dc "$src" >"$dst"
-			;;
-		*.ko.zst)
-			dst="$kmroot/${rel%.zst}"
-			zstd -qdc "$src" >"$dst"
-			;;
-		*.ko.gz)
-			dst="$kmroot/${rel%.gz}"
-			gzip -dc "$src" >"$dst"
-			;;
-		*)
-			dst="$kmroot/$rel"
-			cp "$src" "$dst"
-			;;
+		local name=${1//-/_} src rel dst deps d
+		[[ -n ${seen[$name]:-} ]] && return 0
+		seen[$name]=1
+		src=${modpath[$name]:-}
+		if [[ -z $src ]]; then
+			is_builtin "$name" && {
+				echo "mkinitramfs: $name is built in, nothing to load" >&2
+				return 0
+			}
+			die "module $name not found under $modules_dir"
+		fi
+		rel=${src#"$modules_dir"/}
+		rel=${rel%.xz}
+		rel=${rel%.zst}
+		rel=${rel%.gz}
+		dst="$kmroot/$rel"
+		mkdir -p "$(dirname "$dst")"
+		case $src in
+		*.xz) xz -dc "$src" >"$dst" ;;
+		*.zst) zstd -qdc "$src" >"$dst" ;;
+		*.gz) gzip -dc "$src" >"$dst" ;;
+		*) cp "$src" "$dst" ;;
 		esac
-		echo "/lib/modules/$kver/${dst#"$kmroot"/}" >>"$root/etc/modules.order"
+		deps=$(tr '\0' '\n' <"$dst" | sed -n 's/^depends=//p' | head -n1)
+		IFS=',' read -ra deps <<<"$deps"
+		for d in "${deps[@]}"; do
+			[[ -n $d ]] && add_module "$d"
+		done
+		echo "/lib/modules/$kver/$rel" >>"$root/etc/modules.order"
 	}
 	for m in "${modules[@]}"; do
-		if grep -qE "(^|/)${m//-/[-_]}\.ko" "$modules_dir/modules.builtin" 2>/dev/null; then
-			echo "mkinitramfs: $m is built in, nothing to load" >&2
-			continue
-		fi
-		rel=$(path_of "$m")
-		[[ -n $rel ]] || die "module $m not found in $modules_dir/modules.dep"
-		add_module "$rel"
+		add_module "$m"
 	done
 fi
 

@@ -22,6 +22,9 @@
 #   --mem-node0 SIZE     node 0 memory (default 512M; suffix M or G)
 #   --mem-node1 SIZE     node 1 memory (default 512M)
 #   --smp N              CPUs, all on node 0 (default 2)
+#   --kaslr              keep KASLR (default: "nokaslr" is added, so that the
+#                        kernel image always sits low in node 0 and the
+#                        per-node free memory is the same on every boot)
 #   --log FILE           also write the raw console to FILE
 #   --qemu-arg ARG       extra QEMU argument (repeatable)
 #   -h, --help
@@ -43,6 +46,7 @@ timeout_s=300
 mem0=512M
 mem1=512M
 smp=2
+kaslr=0
 log=""
 qemu_extra=()
 while [[ $# -gt 0 ]]; do
@@ -54,6 +58,7 @@ while [[ $# -gt 0 ]]; do
 	--mem-node0) mem0=${2:?}; shift 2 ;;
 	--mem-node1) mem1=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--kaslr) kaslr=1; shift ;;
 	--log) log=${2:?}; shift 2 ;;
 	--qemu-arg) qemu_extra+=("${2?}"); shift 2 ;;
 	-h | --help) usage ;;
@@ -85,7 +90,9 @@ total=$((m0 + m1))
 qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null || die "$qemu not found (install qemu-system-x86)"
 
-cmdline="console=ttyS0 panic=-1 quiet${append}"
+cmdline="console=ttyS0 panic=-1 quiet"
+((kaslr)) || cmdline+=" nokaslr"
+cmdline+=$append
 
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 args=(

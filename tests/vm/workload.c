@@ -10,15 +10,24 @@
  * read+write accesses to the hot region only. The cold region is never
  * touched again.
  *
- * Every --report-interval seconds it prints where its pages are, found with
- * move_pages(2) with a NULL nodes array:
+ * The cold set's default size (--cold auto) is the fast node's MemFree
+ * minus --leave-free MiB (48; above the ~37 MiB high watermark of a 512 MiB
+ * node), so the fast node is full and the hot set cannot be promoted there
+ * without demoting cold pages first.
  *
- *   WORKLOAD t=12 hot_on_node0=0.4300 cold_on_node1=0.1000 hot_pages=16384
+ * Every --report-interval seconds it prints one line saying where its pages
+ * are, found with move_pages(2) with a NULL nodes array:
+ *
+ *   WORKLOAD t=12.0 hot_on_node0=0.4300 cold_on_node1=0.1000 hot_pages=16384
  *     cold_pages=92160 hot_n0=... hot_n1=... cold_n0=... cold_n1=...
- *     hot_other=... cold_other=... accesses=...
+ *     hot_other=... cold_other=... accesses=... node0_free_kb=...
+ *     node1_free_kb=...
  *
- * (one line; "node0" means --fast-node and "node1" --slow-node) and at the
- * end a "WORKLOAD FINAL ..." line with the same fields.
+ * ("node0" is --fast-node, "node1" --slow-node; hot_other/cold_other count
+ * pages that move_pages reports on no node, i.e. not present or an error
+ * status) and at the end a "WORKLOAD FINAL t=..." line with the same fields.
+ * Before the first report it prints "WORKLOAD START pid=... hot_addr=A-B
+ * cold_addr=C-D ..." and, with --ready-file, writes its pid to that file.
  *
  * It uses raw syscalls (no libnuma at run time) so that only libc is needed
  * inside the guest. Build: cc -O2 -Wall -o workload workload.c
@@ -60,7 +69,8 @@ struct options {
 	int policy; /* MPOL_DEFAULT, MPOL_PREFERRED or -1 (keep the bind) */
 	uint64_t seed;
 	const char *ready_file;
-	int quiet_start;
+	int cold_auto;
+	unsigned long leave_free_mib;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -103,6 +113,29 @@ static uint64_t xorshift64(uint64_t *s)
 	return x;
 }
 
+/* MemFree of a node in kB, from /sys/devices/system/node/nodeN/meminfo; -1 if unknown. */
+static long node_free_kb(int node)
+{
+	char path[96], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "MemFree:");
+
+		if (p) {
+			kb = strtol(p + strlen("MemFree:"), NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "workload: %s: %s\n", what, strerror(errno));
@@ -112,12 +145,16 @@ static void die(const char *what)
 static void usage(const char *prog, int rc)
 {
 	fprintf(rc ? stderr : stdout,
-		"usage: %s [--hot MiB] [--cold MiB] [--duration SEC]\n"
+		"usage: %s [--hot MiB] [--cold MiB|auto] [--leave-free MiB]\n"
+		"       [--duration SEC]\n"
 		"       [--report-interval SEC] [--fast-node N] [--slow-node N]\n"
 		"       [--policy default|preferred|keep] [--seed N]\n"
 		"       [--ready-file PATH]\n"
-		"defaults: --hot 64 --cold 360 --duration 20 --report-interval 2\n"
-		"          --fast-node 0 --slow-node 1 --policy default\n",
+		"defaults: --hot 64 --cold auto --leave-free 48 --duration 20\n"
+		"          --report-interval 2\n"
+		"          --fast-node 0 --slow-node 1 --policy default\n"
+		"--cold auto: size the cold set to the fast node's MemFree minus\n"
+		"             --leave-free (default 48) MiB\n",
 		prog);
 	exit(rc);
 }
@@ -152,6 +189,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "ready-file", required_argument, NULL, 'R' },
+		{ "leave-free", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,7 +197,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	o->hot_mib = 64;
-	o->cold_mib = 360;
+	o->cold_mib = 0;
 	o->duration = 20;
 	o->report_interval = 2;
 	o->fast_node = 0;
@@ -167,6 +205,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->policy = MPOL_DEFAULT;
 	o->seed = 0x9e3779b97f4a7c15ULL;
 	o->ready_file = NULL;
+	o->cold_auto = 1;
+	o->leave_free_mib = 48;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -175,7 +215,15 @@ static void parse_args(int argc, char **argv, struct options *o)
 				usage(argv[0], 2);
 			break;
 		case 'C':
-			if (parse_ulong(optarg, &o->cold_mib))
+			if (!strcmp(optarg, "auto"))
+				o->cold_auto = 1;
+			else if (parse_ulong(optarg, &o->cold_mib))
+				usage(argv[0], 2);
+			else
+				o->cold_auto = 0;
+			break;
+		case 'L':
+			if (parse_ulong(optarg, &o->leave_free_mib))
 				usage(argv[0], 2);
 			break;
 		case 'd':
@@ -323,21 +371,19 @@ static void report(const char *tag, double t, const struct options *o,
 		(double)ph.on_node[o->fast_node] / (double)hot->npages : 0;
 	cold_slow = cold->npages ?
 		(double)pc.on_node[o->slow_node] / (double)cold->npages : 0;
-	printf("WORKLOAD %s%.0f hot_on_node%d=%.4f cold_on_node%d=%.4f "
+	printf("WORKLOAD %s%.1f hot_on_node%d=%.4f cold_on_node%d=%.4f "
 	       "hot_pages=%zu cold_pages=%zu hot_n%d=%zu hot_n%d=%zu "
 	       "cold_n%d=%zu cold_n%d=%zu hot_other=%zu cold_other=%zu "
-	       "accesses=%llu\n",
+	       "accesses=%llu node%d_free_kb=%ld node%d_free_kb=%ld\n",
 	       tag, t, o->fast_node, hot_fast, o->slow_node, cold_slow,
 	       hot->npages, cold->npages, o->fast_node,
 	       ph.on_node[o->fast_node], o->slow_node,
 	       ph.on_node[o->slow_node], o->fast_node,
 	       pc.on_node[o->fast_node], o->slow_node,
 	       pc.on_node[o->slow_node],
-	       hot->npages - ph.on_node[o->fast_node] -
-		       ph.on_node[o->slow_node],
-	       cold->npages - pc.on_node[o->fast_node] -
-		       pc.on_node[o->slow_node],
-	       accesses);
+	       ph.other, pc.other, accesses, o->fast_node,
+	       node_free_kb(o->fast_node), o->slow_node,
+	       node_free_kb(o->slow_node));
 	fflush(stdout);
 }
 
@@ -357,6 +403,16 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	rng = o.seed;
 
+	if (o.cold_auto) {
+		long kb = node_free_kb(o.fast_node);
+
+		if (kb < 0) {
+			fprintf(stderr, "workload: cannot read node%d MemFree\n", o.fast_node);
+			return 1;
+		}
+		o.cold_mib = (unsigned long)kb / 1024 > o.leave_free_mib ?
+			(unsigned long)kb / 1024 - o.leave_free_mib : 0;
+	}
 	/* Cold first, so that it takes the fast node's free memory. */
 	region_map(&cold, "cold", o.cold_mib * MIB, pagesz);
 	region_map(&hot, "hot", o.hot_mib * MIB, pagesz);
@@ -372,7 +428,7 @@ int main(int argc, char **argv)
 		region_set_policy(&cold, o.policy, o.fast_node);
 		region_set_policy(&hot, o.policy, o.fast_node);
 	}
-	printf("WORKLOAD START pid=%d hot_mib=%lu cold_mib=%lu duration=%.0f "
+	printf("WORKLOAD START pid=%d hot_mib=%lu cold_mib=%lu duration=%g "
 	       "policy=%s hot_addr=%p-%p cold_addr=%p-%p\n",
 	       (int)getpid(), o.hot_mib, o.cold_mib, o.duration, pol_name,
 	       (void *)hot.base, (void *)(hot.base + hot.len),

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * damon-tierd: command line, event loop and signals.  All decisions are in
+ * reconcile.c; this file only wires sd-event timers and signals to it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "build-config.h"
+#include "config.h"
+#include "log.h"
+#include "reconcile.h"
+#include "sysfs_io.h"
+
+struct options {
+	const char *config_path;
+	const char *sysfs_root;
+	bool foreground, check_config, dry_run, once, verbose;
+};
+
+static void help(void)
+{
+	printf("Usage: damon-tierd [OPTIONS]\n"
+	       "\n"
+	       "Self-tuned memory tiering with DAMON: discovers the memory tiers, starts a\n"
+	       "promote and a demote kdamond per tier boundary and supervises them.\n"
+	       "\n"
+	       "  -c, --config FILE      configuration file (default " DEFAULT_CONFIG_PATH ")\n"
+	       "      --sysfs-root DIR   root under which sys/ and proc/ are read (default /)\n"
+	       "  -f, --foreground       log to stderr unless started by systemd\n"
+	       "      --check-config     validate the configuration, print it, and exit\n"
+	       "      --dry-run          print the sysfs writes it would make; touch nothing\n"
+	       "      --once             apply the plan, leave the kdamonds running, exit\n"
+	       "  -v, --verbose          debug logging\n"
+	       "  -h, --help             this help\n"
+	       "      --version          print the version\n"
+	       "\n"
+	       "Exit status: 0 ok, 1 runtime failure, 2 bad usage or configuration,\n"
+	       "3 the kernel lacks a DAMON feature, 4 another DAMON user blocks us,\n"
+	       "5 another instance runs, 77 nothing to tier (one node or one tier).\n");
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_ROOT = 256, OPT_CHECK, OPT_DRY, OPT_ONCE, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "sysfs-root", required_argument, NULL, OPT_ROOT },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{}
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:fvh", longopts, NULL)) >= 0) {
+		switch (c) {
+		case 'c':
+			o->config_path = optarg;
+			break;
+		case OPT_ROOT:
+			o->sysfs_root = optarg;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case OPT_CHECK:
+			o->check_config = true;
+			break;
+		case OPT_DRY:
+			o->dry_run = true;
+			break;
+		case OPT_ONCE:
+			o->once = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			help();
+			exit(EXIT_OK);
+		case OPT_VERSION:
+			printf("damon-tierd " PACKAGE_VERSION "\n");
+			exit(EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'damon-tierd --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "damon-tierd: unexpected argument '%s'; try 'damon-tierd --help'.\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_config(const char *path, bool explicit_path, struct config *c)
+{
+	struct config_error err = {};
+	int r;
+
+	r = config_load(path, c, &err);
+	if (r == -ENOENT && !explicit_path) {
+		/* No file is fine: every key has a default. */
+		config_init(c);
+		r = 0;
+	}
+	if (r == 0)
+		r = config_validate(c, &err);
+	if (r < 0)
+		log_error("%s", err.message[0] ? err.message : strerror(-r));
+	return r;
+}
+
+struct loop {
+	struct reconciler *rc;
+	sd_event *ev;
+	sd_event_source *timer;
+};
+
+static void schedule(struct loop *l, uint64_t delay)
+{
+	uint64_t now;
+
+	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(l->timer, now + delay);
+	sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
+}
+
+static void run_step(struct loop *l)
+{
+	uint64_t now, delay;
+
+	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
+	delay = reconcile_step(l->rc, now);
+	if (l->rc->state == RC_DONE) {
+		sd_event_exit(l->ev, l->rc->exit_code);
+		return;
+	}
+	schedule(l, delay);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	run_step(userdata);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if (si->ssi_signo == SIGHUP) {
+		log_info("SIGHUP: reloading the configuration");
+		reconcile_request_reload(l->rc);
+	} else {
+		log_info("%s: stopping", strsignal((int)si->ssi_signo));
+		reconcile_request_stop(l->rc);
+	}
+	run_step(l);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .config_path = DEFAULT_CONFIG_PATH, .sysfs_root = "/" };
+	bool explicit_config = false;
+	struct reconciler rc;
+	struct config cfg;
+	struct loop l = { .rc = &rc };
+	sigset_t mask;
+	int root, lock_fd = -1, r, exit_code;
+
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], "--config", 8) == 0 || strcmp(argv[i], "-c") == 0)
+			explicit_config = true;
+	if (parse_args(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+
+	log_setup(o.dry_run || o.check_config ? LOG_TARGET_STDERR : LOG_TARGET_AUTO);
+	log_set_max_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+
+	if (load_config(o.config_path, explicit_config, &cfg) < 0)
+		return EXIT_USAGE;
+	if (o.check_config) {
+		static char buf[8192];
+
+		config_format(&cfg, buf, sizeof(buf));
+		fputs(buf, stdout);
+		fprintf(stderr, "%s: configuration is valid\n", o.config_path);
+		return EXIT_OK;
+	}
+
+	root = io_root_open(o.sysfs_root);
+	if (root < 0) {
+		log_error_errno(root, "cannot open --sysfs-root %s", o.sysfs_root);
+		return EXIT_USAGE;
+	}
+	if (!o.dry_run) {
+		lock_fd = owner_lock(cfg.state_dir);
+		if (lock_fd == -EWOULDBLOCK) {
+			log_error("another damon-tierd is running (it holds %s/lock); stop it first "
+				  "(systemctl stop damon-tierd)", cfg.state_dir);
+			return EXIT_INSTANCE;
+		}
+		if (lock_fd < 0) {
+			log_error_errno(lock_fd, "cannot take the lock in the state directory %s",
+					cfg.state_dir);
+			return EXIT_FAILURE_RUNTIME;
+		}
+	}
+
+	r = reconcile_init(&rc, root, o.config_path, &cfg);
+	if (r < 0) {
+		log_error_errno(r, "out of memory");
+		return EXIT_FAILURE_RUNTIME;
+	}
+	rc.once = o.once;
+	rc.dry_run = o.dry_run;
+	if (o.dry_run)
+		rc.io.dry_run = stdout;
+
+	if (o.dry_run || o.once) {
+		/* No loop needed: step until done, sleeping in between. */
+		for (;;) {
+			struct timespec ts;
+			uint64_t now, delay;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+			delay = reconcile_step(&rc, now);
+			if (rc.state == RC_DONE)
+				break;
+			usleep((useconds_t)(delay > 1000000 ? 1000000 : delay));
+		}
+		exit_code = rc.exit_code;
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	r = sd_event_default(&l.ev);
+	if (r < 0) {
+		log_error_errno(r, "cannot create the event loop");
+		exit_code = EXIT_FAILURE_RUNTIME;
+		goto out;
+	}
+	sd_event_add_signal(l.ev, NULL, SIGTERM, on_signal, &l);
+	sd_event_add_signal(l.ev, NULL, SIGINT, on_signal, &l);
+	sd_event_add_signal(l.ev, NULL, SIGHUP, on_signal, &l);
+	/* Sends WATCHDOG=1 at half of WatchdogSec while the loop turns. */
+	sd_event_set_watchdog(l.ev, true);
+	r = sd_event_add_time(l.ev, &l.timer, CLOCK_MONOTONIC, 0, 10000, on_timer, &l);
+	if (r < 0) {
+		log_error_errno(r, "cannot add the reconcile timer");
+		exit_code = EXIT_FAILURE_RUNTIME;
+		goto out_loop;
+	}
+	exit_code = sd_event_loop(l.ev);
+	if (exit_code < 0) {
+		log_error_errno(exit_code, "event loop failed");
+		exit_code = EXIT_FAILURE_RUNTIME;
+	}
+out_loop:
+	sd_event_source_unref(l.timer);
+	sd_event_unref(l.ev);
+out:
+	reconcile_free(&rc);
+	close(root);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return exit_code;
+}

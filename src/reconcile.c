@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The reconciler compares and schedules: it calls the acquire modules
+ * (topology, features), the pure planner, and the apply module (damon_sysfs),
+ * and decides what to do next.  Every transition is logged once.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "reconcile.h"
+#include "sysfs_io.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define DAMON_STAT_ENABLED "sys/module/damon_stat/parameters/enabled"
+
+static struct ratelimit drift_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 5);
+
+const char *rc_state_name(enum rc_state s)
+{
+	static const char *const names[] = {
+		[RC_DISCOVER] = "discover", [RC_PLAN] = "plan",     [RC_APPLY] = "apply",
+		[RC_RUNNING] = "running",   [RC_REPAIR] = "repair", [RC_BLOCKED] = "blocked",
+		[RC_RELOAD] = "reload",     [RC_TEARDOWN] = "teardown", [RC_DONE] = "done",
+	};
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+uint64_t reconcile_backoff_usec(unsigned attempts)
+{
+	uint64_t d = USEC_PER_SEC;
+
+	for (unsigned i = 1; i < attempts && d < 300 * USEC_PER_SEC; i++)
+		d *= 2;
+	return d > 300 * USEC_PER_SEC ? 300 * USEC_PER_SEC : d;
+}
+
+int reconcile_init(struct reconciler *r, int root, const char *config_path,
+		   const struct config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	r->topo = calloc(1, sizeof(*r->topo));
+	r->plan = calloc(1, sizeof(*r->plan));
+	if (!r->topo || !r->plan) {
+		free(r->topo);
+		free(r->plan);
+		return -ENOMEM;
+	}
+	r->root = root;
+	r->config_path = config_path;
+	r->cfg = *cfg;
+	damon_io_init(&r->io, root);
+	r->state = RC_DISCOVER;
+	return 0;
+}
+
+void reconcile_free(struct reconciler *r)
+{
+	free(r->topo);
+	free(r->plan);
+	r->topo = NULL;
+	r->plan = NULL;
+}
+
+void reconcile_request_reload(struct reconciler *r)
+{
+	r->reload_requested = true;
+}
+
+void reconcile_request_stop(struct reconciler *r)
+{
+	r->stop_requested = true;
+}
+
+static void finish(struct reconciler *r, int exit_code)
+{
+	r->exit_code = exit_code;
+	r->state = RC_DONE;
+}
+
+static void block(struct reconciler *r, uint64_t now)
+{
+	uint64_t d = reconcile_backoff_usec(++r->attempts);
+
+	r->blocked_until_usec = now + d;
+	log_warning("%s; retrying in %" PRIu64 " s", r->blocked_reason, d / USEC_PER_SEC);
+	status_set("blocked: %s", r->blocked_reason);
+	r->state = RC_BLOCKED;
+}
+
+static unsigned nr_wanted(const struct reconciler *r)
+{
+	return r->tiers.nr_promote + r->tiers.nr_demote;
+}
+
+static void log_topology(const struct reconciler *r)
+{
+	char line[1024];
+	size_t off = 0;
+
+	for (unsigned i = 0; i < r->topo->nr_nodes && off < sizeof(line); i++) {
+		const struct numa_node *n = &r->topo->nodes[i];
+		int k;
+
+		if (r->tiers.rank[i] < 0)
+			continue;
+		k = snprintf(line + off, sizeof(line) - off, "%snode%d: tier %d%s, %" PRIu64 " MiB%s",
+			     off ? "; " : "", n->nid, r->tiers.rank[i],
+			     n->has_cpu ? "" : " (CPU-less)", n->mem_total >> 20,
+			     n->tier >= 0 ? "" : "");
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+	log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=discovery", NULL },
+		 "found %u memory tiers (%s): %s", r->tiers.nr_tiers,
+		 r->tiers.from_kernel ? "from memory_tiering" : "from CPU-less nodes and distances",
+		 line);
+}
+
+/* Everything we must check before touching nr_kdamonds. */
+static int check_conflicts(struct reconciler *r, uint64_t now)
+{
+	struct damon_modules *m = &r->mods;
+	unsigned cur = 0;
+	int ret;
+
+	ret = features_read_modules(r->root, m);
+	if (ret < 0)
+		return log_error_errno(ret, "cannot read /sys/module/damon_*/parameters/enabled");
+
+	for (int i = DAMON_MOD_RECLAIM; i <= DAMON_MOD_LRU_SORT; i++)
+		if (m->mod[i].enabled) {
+			log_error("%s is enabled: it runs an exclusive DAMON context, so no sysfs kdamond "
+				  "can start. It is an active memory policy and damon-tierd will not "
+				  "disable it; to use damon-tierd instead, write N to "
+				  "/sys/module/%s/parameters/enabled (or boot with %s.enabled=N)",
+				  m->mod[i].name, m->mod[i].name, m->mod[i].name);
+			finish(r, EXIT_CONFLICT);
+			return -EBUSY;
+		}
+
+	ret = damon_read_nr_kdamonds(&r->io, &cur);
+	if (ret < 0)
+		return log_error_errno(ret, "cannot read /" DAMON_KDAMONDS "/nr_kdamonds");
+
+	for (unsigned i = 0; i < cur; i++) {
+		struct kdamond_obs o;
+		bool ours = false;
+
+		ret = damon_read_kdamond(&r->io, i, &o);
+		if (ret < 0)
+			return log_error_errno(ret, "cannot read the state of %s", r->io.failed_path);
+		if (!o.on)
+			continue;
+		if (r->owns && i >= r->rec.first && i - r->rec.first < r->rec.count)
+			ours = o.pid == r->rec.pids[i - r->rec.first];
+		if (ours)
+			continue;
+		snprintf(r->blocked_reason, sizeof(r->blocked_reason),
+			 "kdamond %u (pid %" PRId64 ") is running and was not started by damon-tierd; "
+			 "the kernel lets nr_kdamonds change only while every kdamond is off, and "
+			 "damon-tierd never stops a kdamond it does not own. Stop it with the tool "
+			 "that started it (e.g. 'damo stop') or 'echo off > /sys/kernel/mm/damon/admin/"
+			 "kdamonds/%u/state'", i, o.pid, i);
+		block(r, now);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int pause_damon_stat(struct reconciler *r, uint64_t now)
+{
+	const struct damon_module *st = &r->mods.mod[DAMON_MOD_STAT];
+	int ret;
+
+	if (!st->enabled)
+		return 0;
+	if (r->cfg.damon_stat == DAMON_STAT_KEEP) {
+		snprintf(r->blocked_reason, sizeof(r->blocked_reason),
+			 "damon_stat is enabled and runs an exclusive DAMON context that makes every "
+			 "sysfs kdamond fail with EBUSY; the config says damon_stat = keep. Set "
+			 "damon_stat = pause, or write N to /" DAMON_STAT_ENABLED);
+		block(r, now);
+		return -EBUSY;
+	}
+	/* Record first: if we crash after the write, the next start knows it
+	 * has to restore damon_stat on exit. */
+	r->rec.paused_damon_stat = true;
+	r->paused_damon_stat = true;
+	if (!r->dry_run) {
+		ret = owner_save(r->cfg.state_dir, &r->rec);
+		if (ret < 0)
+			return log_error_errno(ret, "cannot write the ownership record in %s",
+					       r->cfg.state_dir);
+	}
+	ret = r->dry_run ? 0 : io_write(r->root, DAMON_STAT_ENABLED, "N");
+	if (r->dry_run)
+		fprintf(r->io.dry_run, "write /%s N\n", DAMON_STAT_ENABLED);
+	if (ret < 0)
+		return log_error_errno(ret, "cannot pause damon_stat (/%s)", DAMON_STAT_ENABLED);
+	log_notice("paused damon_stat (its exclusive DAMON context blocks sysfs kdamonds); it will be "
+		   "re-enabled when damon-tierd stops (config: damon_stat = keep to forbid this)");
+	return 0;
+}
+
+static void restore_damon_stat(struct reconciler *r)
+{
+	int ret;
+
+	if (!r->paused_damon_stat || r->dry_run)
+		return;
+	ret = io_write(r->root, DAMON_STAT_ENABLED, "Y");
+	if (ret < 0)
+		log_warning_errno(ret, "cannot re-enable damon_stat (/%s); write Y there by hand",
+				  DAMON_STAT_ENABLED);
+	else
+		log_info("re-enabled damon_stat");
+	r->paused_damon_stat = false;
+	r->rec.paused_damon_stat = false;
+}
+
+/* Turn off the kdamonds we own (and only those). */
+static void stop_ours(struct reconciler *r)
+{
+	if (!r->owns)
+		return;
+	for (unsigned i = 0; i < r->rec.count; i++) {
+		unsigned idx = r->rec.first + i;
+		struct kdamond_obs o;
+		int ret;
+
+		if (damon_read_kdamond(&r->io, idx, &o) < 0 || !o.on)
+			continue;
+		/* A pid that changed means someone restarted it: not ours any more. */
+		if (o.pid != r->rec.pids[i]) {
+			log_warning("kdamond %u runs with pid %" PRId64 ", not our %" PRId64
+				    "; leaving it alone", idx, o.pid, r->rec.pids[i]);
+			continue;
+		}
+		ret = damon_state_cmd(&r->io, idx, "off");
+		if (ret < 0)
+			log_warning_errno(ret, "cannot turn off our kdamond %u (%s)", idx,
+					  r->io.failed_path);
+		else
+			log_info("turned off kdamond %u (pid %" PRId64 ")", idx, o.pid);
+	}
+}
+
+static int discover(struct reconciler *r, uint64_t now)
+{
+	char err[512] = "";
+	struct owner_record rec;
+	const struct feature_requirement *miss;
+	char feats[512];
+	unsigned want;
+	int ret;
+
+	ret = features_probe(r->root, NULL, &r->feat);
+	if (ret < 0)
+		return log_error_errno(ret, "cannot probe /" DAMON_ADMIN);
+	if (!r->feat.sysfs) {
+		miss = features_missing(&r->feat);
+		log_error("this kernel has no %s: build it with %s (Linux %s or later)", miss->what,
+			  miss->kconfig, miss->since);
+		finish(r, EXIT_KERNEL);
+		return 0;
+	}
+
+	ret = topology_read(r->root, r->topo, err, sizeof(err));
+	if (ret < 0) {
+		log_error_errno(ret, "cannot read the NUMA topology: %s", err);
+		finish(r, EXIT_FAILURE_RUNTIME);
+		return 0;
+	}
+	ret = tiers_build(r->topo, &r->tiers, err, sizeof(err));
+	if (ret == -ENODEV) {
+		log_full(LOG_NOTICE, 0, (const char *const[]){ "DAMON_TIERD_EVENT=nothing-to-tier", NULL },
+			 "%s; exiting", err);
+		status_set("nothing to tier: %s", err);
+		finish(r, EXIT_NOTHING_TO_TIER);
+		return 0;
+	}
+	if (ret < 0) {
+		log_error_errno(ret, "cannot build the tier map: %s", err);
+		finish(r, EXIT_FAILURE_RUNTIME);
+		return 0;
+	}
+	log_topology(r);
+	want = nr_wanted(r);
+	if (want > PLAN_MAX_KDAMONDS) {
+		log_error("this machine needs %u kdamonds; at most %d are supported", want,
+			  PLAN_MAX_KDAMONDS);
+		finish(r, EXIT_FAILURE_RUNTIME);
+		return 0;
+	}
+
+	/* A record from an earlier run (crash, --once) makes those kdamonds ours. */
+	if (!r->owns && owner_load(r->cfg.state_dir, &rec) == 0) {
+		r->rec = rec;
+		r->owns = true;
+		r->paused_damon_stat = rec.paused_damon_stat;
+	}
+
+	ret = check_conflicts(r, now);
+	if (ret < 0 || r->state != RC_DISCOVER)
+		return ret == -EBUSY ? 0 : ret;
+
+	if (r->dry_run) {
+		/* Probing writes to DAMON sysfs; a dry run must not. */
+		struct damon_features all = {
+			.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,
+			.quota_goals = true, .goal_metric = true, .effective_bytes = true,
+			.node_metrics = true, .intervals_goal = true, .ops_filters = true,
+			.filters = true, .filter_allow = true, .young_filter = true,
+			.refresh_ms = true,
+		};
+		fprintf(r->io.dry_run, "# dry run: kernel features are not probed (that needs writes); "
+				       "assuming a 6.17 kernel\n");
+		r->feat = all;
+		ret = pause_damon_stat(r, now);
+		if (ret < 0)
+			return ret;
+		fprintf(r->io.dry_run, "write /" DAMON_KDAMONDS "/nr_kdamonds %u\n", want);
+	} else {
+		stop_ours(r);
+		ret = pause_damon_stat(r, now);
+		if (ret < 0 || r->state != RC_DISCOVER)
+			return ret;
+		ret = damon_set_nr_kdamonds(&r->io, want);
+		if (ret == -EBUSY) {
+			snprintf(r->blocked_reason, sizeof(r->blocked_reason),
+				 "cannot set /%s/nr_kdamonds: a kdamond is running", DAMON_KDAMONDS);
+			block(r, now);
+			return 0;
+		}
+		if (ret < 0)
+			return log_error_errno(ret, "cannot write /" DAMON_KDAMONDS "/nr_kdamonds");
+		r->owns = true;
+		r->rec.first = 0;
+		r->rec.count = want;
+		memset(r->rec.pids, 0, sizeof(r->rec.pids));
+
+		ret = features_probe(r->root, DAMON_KDAMONDS "/0", &r->feat);
+		if (ret < 0)
+			return log_error_errno(ret, "cannot probe DAMON features in our kdamond "
+					       "/" DAMON_KDAMONDS "/0");
+	}
+	miss = features_missing(&r->feat);
+	if (miss) {
+		log_error("this kernel has no %s: build it with %s (Linux %s or later)", miss->what,
+			  miss->kconfig, miss->since);
+		finish(r, EXIT_KERNEL);
+		return 0;
+	}
+	r->io.feat = r->feat;
+	features_format(&r->feat, feats, sizeof(feats));
+	log_info("DAMON features: %s", feats);
+	r->attempts = 0;
+	r->state = RC_PLAN;
+	return 0;
+}
+
+static void log_plan(const struct reconciler *r, const struct plan *p)
+{
+	for (unsigned i = 0; i < p->nr_calib; i++) {
+		const struct plan_calibration *c = &p->calib[i];
+
+		log_info("node%d goals: free %.2f%% (configured %s%.2f%%), used %.2f%% (configured "
+			 "%s%.2f%%); zone high watermarks %" PRIu64 " MiB, promotion quota %" PRIu64
+			 " MiB per window, node %" PRIu64 " MiB",
+			 c->nid, c->eff_free_bp / 100.0, c->free_auto ? "auto, seed " : "",
+			 c->cfg_free_bp / 100.0, c->eff_used_bp / 100.0,
+			 c->used_auto ? "auto, seed " : "", c->cfg_used_bp / 100.0,
+			 c->wmark_high >> 20, c->quota_bytes >> 20, c->mem_total >> 20);
+	}
+}
+
+static int build_plan(struct reconciler *r, const struct config *cfg, struct plan *out)
+{
+	char err[512] = "";
+	int ret = plan_build(r->topo, &r->tiers, &r->feat, cfg, out, err, sizeof(err));
+
+	if (ret < 0)
+		log_error_errno(ret, "cannot plan DAMON tiering: %s", err);
+	return ret;
+}
+
+static int feed_goals(struct reconciler *r, bool commit)
+{
+	int ret;
+
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
+		struct plan_goal *g = &r->plan->kd[i].scheme.goal;
+		const struct numa_node *n;
+
+		if (!g->enabled || g->metric != GOAL_USER_INPUT)
+			continue;
+		n = topology_node(r->topo, g->nid);
+		if (!n || n->mem_total == 0)
+			continue;
+		g->current_value = g->user_metric == GOAL_NODE_MEM_FREE_BP
+					   ? n->mem_free * 10000 / n->mem_total
+					   : (n->mem_total - n->mem_free) * 10000 / n->mem_total;
+		if (!commit)
+			continue;
+		ret = damon_feed_goal(&r->io, r->rec.first + i, g->current_value);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void describe(const struct plan_kdamond *kd, char *buf, size_t size)
+{
+	const struct plan_scheme *s = &kd->scheme;
+
+	snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, goal %s %.2f%% on node%d, "
+			    "quota %" PRIu64 " MiB per %" PRIu64 " ms)",
+		 plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
+		 s->goal.enabled ? goal_metric_name(s->goal.user_metric) : "none",
+		 s->goal.target_value / 100.0, s->goal.nid, s->quota_bytes >> 20, s->quota_reset_ms);
+}
+
+static int start_one(struct reconciler *r, unsigned i, bool log_start)
+{
+	unsigned idx = r->rec.first + i;
+	const struct plan_kdamond *kd = &r->plan->kd[i];
+	struct kdamond_obs o = { .pid = -1 };
+	char desc[256], f1[32], f2[48], f3[48];
+	int ret;
+
+	ret = damon_stage(&r->io, idx, kd, false);
+	if (ret < 0)
+		return log_error_errno(ret, "cannot stage kdamond %u (%s)", idx, r->io.failed_path);
+	ret = damon_state_cmd(&r->io, idx, "on");
+	if (ret < 0)
+		return ret;
+	if (!r->dry_run) {
+		ret = damon_read_kdamond(&r->io, idx, &o);
+		if (ret < 0)
+			return log_error_errno(ret, "cannot read back %s", r->io.failed_path);
+	}
+	r->rec.pids[i] = o.pid;
+	r->samples[i].valid = false;
+	describe(kd, desc, sizeof(desc));
+	snprintf(f1, sizeof(f1), "DAMON_TIERD_KDAMOND=%u", idx);
+	snprintf(f2, sizeof(f2), "DAMON_TIERD_ROLE=%s", plan_role_name(kd->role));
+	snprintf(f3, sizeof(f3), "DAMON_TIERD_PID=%" PRId64, o.pid);
+	if (log_start && r->dry_run)
+		log_info("would start kdamond %u: %s", idx, desc);
+	else if (log_start)
+		log_full(LOG_INFO, 0, (const char *const[]){ f1, f2, f3, NULL },
+			 "started kdamond %u (pid %" PRId64 "): %s", idx, o.pid, desc);
+	return 0;
+}
+
+static int save_record(struct reconciler *r)
+{
+	int ret;
+
+	if (r->dry_run)
+		return 0;
+	r->rec.plan_hash = plan_hash(r->plan);
+	ret = owner_save(r->cfg.state_dir, &r->rec);
+	if (ret < 0)
+		log_warning_errno(ret, "cannot write the ownership record in %s", r->cfg.state_dir);
+	return ret;
+}
+
+static void apply(struct reconciler *r, uint64_t now)
+{
+	int ret;
+
+	(void)feed_goals(r, false);
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
+		ret = start_one(r, i, true);
+		if (ret == -EBUSY) {
+			(void)features_read_modules(r->root, &r->mods);
+			snprintf(r->blocked_reason, sizeof(r->blocked_reason),
+				 "kdamond %u: 'on' failed with EBUSY: %s", r->rec.first + i,
+				 r->mods.mod[DAMON_MOD_STAT].enabled
+					 ? "damon_stat was re-enabled"
+					 : "another exclusive DAMON user (an in-kernel module or "
+					   "sample) is running");
+			stop_ours(r);
+			r->state = RC_DISCOVER;
+			block(r, now);
+			return;
+		}
+		if (ret < 0) {
+			log_error_errno(ret, "the kernel rejected kdamond %u (%s)", r->rec.first + i,
+					r->io.failed_path);
+			stop_ours(r);
+			finish(r, EXIT_FAILURE_RUNTIME);
+			return;
+		}
+	}
+	save_record(r);
+	r->attempts = 0;
+	r->next_status_usec = now + r->cfg.status_interval_us;
+	if (r->dry_run || r->once) {
+		finish(r, EXIT_OK);
+		return;
+	}
+	status_ready("running");
+	status_set("running %u kdamonds", r->plan->nr_kdamonds);
+	r->state = RC_RUNNING;
+}
+
+static void status_lines(struct reconciler *r, uint64_t now)
+{
+	struct plan *p = r->plan;
+	bool done[PLAN_MAX_KDAMONDS] = {};
+	struct status_sample cur[PLAN_MAX_KDAMONDS] = {};
+	double rate[PLAN_MAX_KDAMONDS] = {};
+	bool have[PLAN_MAX_KDAMONDS] = {};
+
+	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
+		bool refresh = !(r->feat.refresh_ms && p->kd[i].refresh_ms > 0);
+
+		if (damon_read_stats(&r->io, r->rec.first + i, p->kd[i].intervals_goal, refresh,
+				     &r->stats[i]) < 0)
+			continue;
+		have[i] = true;
+		cur[i] = (struct status_sample){ .sz_applied = r->stats[i].sz_applied,
+						 .at_usec = now, .valid = true };
+		rate[i] = status_rate_mib_s(&r->samples[i], &cur[i]);
+		r->samples[i] = cur[i];
+	}
+	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
+		const struct plan_kdamond *dm = NULL, *pm = NULL;
+		unsigned di = 0, pi = 0;
+		char line[512];
+		int fast;
+
+		if (done[i])
+			continue;
+		done[i] = true;
+		if (p->kd[i].role == ROLE_DEMOTE) {
+			dm = &p->kd[i], di = i;
+			fast = dm->from_nid;
+			for (unsigned j = 0; j < p->nr_kdamonds; j++)
+				if (!done[j] && p->kd[j].role == ROLE_PROMOTE &&
+				    p->kd[j].from_nid == dm->to_nid && p->kd[j].to_nid == fast) {
+					pm = &p->kd[j], pi = j, done[j] = true;
+					break;
+				}
+		} else {
+			pm = &p->kd[i], pi = i;
+			fast = pm->to_nid;
+		}
+		const struct numa_node *n = topology_node(r->topo, fast);
+		if (!n)
+			continue;
+		if (status_format_boundary(line, sizeof(line), n, pm, pm && have[pi] ? &r->stats[pi] : NULL,
+					   pm ? rate[pi] : 0, dm, dm && have[di] ? &r->stats[di] : NULL,
+					   dm ? rate[di] : 0) == 0) {
+			char f1[48];
+
+			snprintf(f1, sizeof(f1), "DAMON_TIERD_FAST_NODE=%d", fast);
+			log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=status", f1, NULL },
+				 "%s", line);
+		}
+	}
+}
+
+/* One period of RUNNING: observe, compare, and decide whether to repair. */
+static void observe(struct reconciler *r, uint64_t now)
+{
+	bool need_repair = false;
+	int ret;
+
+	(void)topology_refresh_meminfo(r->root, r->topo);
+	ret = feed_goals(r, true);
+	if (ret < 0 && ratelimit_below(&drift_rl, now))
+		log_warning_errno(ret, "cannot feed the goal current values (%s)", r->io.failed_path);
+
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
+		unsigned idx = r->rec.first + i;
+		struct kdamond_obs o;
+		char what[512];
+
+		ret = damon_read_kdamond(&r->io, idx, &o);
+		if (ret < 0) {
+			if (ratelimit_below(&drift_rl, now))
+				log_warning_errno(ret, "cannot read %s", r->io.failed_path);
+			continue;
+		}
+		if (!o.on) {
+			log_warning("kdamond %u (%s node%d -> node%d) was found off (pid %" PRId64
+				    " gone); restarting it", idx, plan_role_name(r->plan->kd[i].role),
+				    r->plan->kd[i].from_nid, r->plan->kd[i].to_nid, r->rec.pids[i]);
+			r->rec.pids[i] = -1;
+			need_repair = true;
+			continue;
+		}
+		if (o.pid != r->rec.pids[i]) {
+			/* Someone else restarted it: it still runs our staged plan,
+			 * adopt the new pid rather than fight. */
+			log_warning("kdamond %u was restarted behind our back (pid %" PRId64
+				    " -> %" PRId64 "); adopting it", idx, r->rec.pids[i], o.pid);
+			r->rec.pids[i] = o.pid;
+			save_record(r);
+		}
+		ret = damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what));
+		if (ret == 1) {
+			log_warning("kdamond %u parameters drifted: %s; re-committing the plan", idx, what);
+			need_repair = true;
+		} else if (ret < 0 && ratelimit_below(&drift_rl, now)) {
+			log_warning_errno(ret, "cannot read back %s", r->io.failed_path);
+		}
+	}
+	if (need_repair)
+		r->state = RC_REPAIR;
+	if (now >= r->next_status_usec) {
+		status_lines(r, now);
+		r->next_status_usec = now + r->cfg.status_interval_us;
+	}
+}
+
+static void repair(struct reconciler *r, uint64_t now)
+{
+	bool failed = false;
+	int ret;
+
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
+		unsigned idx = r->rec.first + i;
+		struct kdamond_obs o;
+		char what[512];
+
+		if (damon_read_kdamond(&r->io, idx, &o) < 0) {
+			failed = true;
+			continue;
+		}
+		if (!o.on) {
+			ret = start_one(r, i, false);
+			if (ret < 0) {
+				log_warning_errno(ret, "cannot restart kdamond %u (%s)", idx,
+						  r->io.failed_path);
+				failed = true;
+			} else {
+				log_info("restarted kdamond %u (pid %" PRId64 ")", idx, r->rec.pids[i]);
+			}
+			continue;
+		}
+		if (damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what)) != 1)
+			continue;
+		ret = damon_stage(&r->io, idx, &r->plan->kd[i], true);
+		if (ret == 0)
+			ret = damon_state_cmd(&r->io, idx, "commit");
+		if (ret < 0) {
+			log_warning_errno(ret, "cannot re-commit kdamond %u (%s)", idx, r->io.failed_path);
+			failed = true;
+		} else {
+			log_info("re-committed the plan to kdamond %u", idx);
+		}
+	}
+	r->repairs++;
+	save_record(r);
+	if (failed) {
+		r->attempts++;
+		r->blocked_until_usec = now + reconcile_backoff_usec(r->attempts);
+	} else {
+		r->attempts = 0;
+	}
+	r->state = RC_RUNNING;
+}
+
+static void reload(struct reconciler *r, uint64_t now)
+{
+	struct config next;
+	struct config_error err = {};
+	struct plan *np;
+	int ret;
+
+	status_reloading();
+	ret = config_load(r->config_path, &next, &err);
+	if (ret == -ENOENT) {
+		config_init(&next);
+		ret = 0;
+	}
+	if (ret == 0)
+		ret = config_validate(&next, &err);
+	if (ret < 0) {
+		log_error("reload rejected, the running configuration is kept: %s", err.message);
+		status_ready("running (last reload rejected: invalid config)");
+		r->state = RC_RUNNING;
+		return;
+	}
+	np = malloc(sizeof(*np));
+	if (!np) {
+		log_error("reload: out of memory; the running configuration is kept");
+		status_ready("running");
+		r->state = RC_RUNNING;
+		return;
+	}
+	ret = build_plan(r, &next, np);
+	if (ret < 0) {
+		log_error("reload rejected, the running configuration is kept");
+		free(np);
+		status_ready("running (last reload rejected)");
+		r->state = RC_RUNNING;
+		return;
+	}
+	if (!plan_same_shape(np, r->plan) || strcmp(next.state_dir, r->cfg.state_dir) != 0) {
+		/* Other kdamonds: tear ours down and set up again. */
+		log_notice("reload changes the set of kdamonds; restarting ours");
+		stop_ours(r);
+		r->cfg = next;
+		free(np);
+		status_ready("running");
+		r->state = RC_DISCOVER;
+		return;
+	}
+	r->cfg = next;
+	for (unsigned i = 0; i < np->nr_kdamonds; i++) {
+		unsigned idx = r->rec.first + i;
+
+		if (plan_kdamond_equal(&np->kd[i], &r->plan->kd[i]))
+			continue;
+		np->kd[i].scheme.goal.current_value = r->plan->kd[i].scheme.goal.current_value;
+		ret = damon_stage(&r->io, idx, &np->kd[i], true);
+		if (ret == 0)
+			ret = damon_state_cmd(&r->io, idx, "commit");
+		if (ret < 0) {
+			/* The kernel validates a commit on a test context
+			 * first, so the running one is unchanged; put the
+			 * staged files back to what runs. */
+			log_error_errno(ret, "reload: the kernel rejected the new parameters of kdamond "
+					"%u (%s); keeping the previous ones", idx, r->io.failed_path);
+			(void)damon_stage(&r->io, idx, &r->plan->kd[i], true);
+			np->kd[i] = r->plan->kd[i];
+			continue;
+		}
+		log_info("reload: committed new parameters to kdamond %u", idx);
+	}
+	memcpy(r->plan, np, sizeof(*np));
+	free(np);
+	log_plan(r, r->plan);
+	save_record(r);
+	log_info("configuration reloaded from %s", r->config_path);
+	status_ready("running");
+	r->next_status_usec = now;
+	r->state = RC_RUNNING;
+}
+
+static void teardown(struct reconciler *r)
+{
+	status_stopping();
+	stop_ours(r);
+	restore_damon_stat(r);
+	if (r->owns && !r->dry_run)
+		(void)owner_remove(r->cfg.state_dir);
+	r->owns = false;
+	log_info("stopped; no kdamond of ours is running");
+	finish(r, r->exit_code);
+}
+
+uint64_t reconcile_step(struct reconciler *r, uint64_t now)
+{
+	for (;;) {
+		enum rc_state before = r->state;
+		int ret;
+
+		if (r->stop_requested && r->state != RC_DONE && r->state != RC_TEARDOWN) {
+			r->stop_requested = false;
+			r->state = RC_TEARDOWN;
+		}
+		if (r->reload_requested && (r->state == RC_RUNNING || r->state == RC_BLOCKED)) {
+			r->reload_requested = false;
+			r->state = r->state == RC_RUNNING ? RC_RELOAD : RC_BLOCKED;
+			if (r->state == RC_BLOCKED) {
+				/* Not running yet: just take the new config. */
+				struct config next;
+				struct config_error err = {};
+
+				ret = config_load(r->config_path, &next, &err);
+				if (ret == 0 && config_validate(&next, &err) == 0) {
+					r->cfg = next;
+					log_info("configuration reloaded from %s", r->config_path);
+				} else if (ret != -ENOENT) {
+					log_error("reload rejected, the previous configuration is kept: %s",
+						  err.message);
+				}
+				status_ready("blocked");
+			}
+		}
+
+		switch (r->state) {
+		case RC_DISCOVER:
+			ret = discover(r, now);
+			if (ret < 0 && r->state == RC_DISCOVER) {
+				snprintf(r->blocked_reason, sizeof(r->blocked_reason),
+					 "setup failed (%s)", strerror(-ret));
+				block(r, now);
+			}
+			break;
+		case RC_PLAN:
+			if (build_plan(r, &r->cfg, r->plan) < 0) {
+				stop_ours(r);
+				restore_damon_stat(r);
+				finish(r, EXIT_USAGE);
+				break;
+			}
+			log_plan(r, r->plan);
+			r->state = RC_APPLY;
+			break;
+		case RC_APPLY:
+			apply(r, now);
+			break;
+		case RC_RUNNING:
+			if (now < r->blocked_until_usec)
+				return r->blocked_until_usec - now;
+			observe(r, now);
+			if (r->state == RC_RUNNING)
+				return r->cfg.interval_us;
+			break;
+		case RC_REPAIR:
+			repair(r, now);
+			return r->attempts ? r->blocked_until_usec - now : r->cfg.interval_us;
+		case RC_BLOCKED:
+			if (r->once) {
+				finish(r, EXIT_CONFLICT);
+				break;
+			}
+			if (now < r->blocked_until_usec)
+				return r->blocked_until_usec - now;
+			r->state = RC_DISCOVER;
+			break;
+		case RC_RELOAD:
+			reload(r, now);
+			break;
+		case RC_TEARDOWN:
+			teardown(r);
+			break;
+		case RC_DONE:
+			return 0;
+		}
+		if (r->state != before)
+			log_debug("state %s -> %s", rc_state_name(before), rc_state_name(r->state));
+	}
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Command-line behaviour: options, exit codes, --check-config, --dry-run
+# against fixture trees (and a golden plan).  Never touches the real /sys.
+set -euo pipefail
+
+bin=${DAMON_TIERD:?}
+fix=${FIXTURES_DIR:?}
+golden_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() { # name, expected status, command...
+	local name=$1 want=$2 got=0
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" || got=$?
+	if [[ $got == "$want" ]]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $got, expected $want"
+		sed 's/^/  out: /' "$tmp/out" | head -20
+		sed 's/^/  err: /' "$tmp/err" | head -20
+	fi
+}
+expect_in() { # name, file, text
+	if grep -qF -- "$3" "$2"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $1: '$3' not in $2:"
+		sed 's/^/  /' "$2" | head -20
+	fi
+}
+
+root() { # fixture -> fresh copy with an empty DAMON admin dir
+	local d=$tmp/root-$1
+	rm -rf "$d"
+	cp -a "$fix/$1" "$d"
+	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds"
+	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+	echo "$d"
+}
+
+printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
+
+check help 0 "$bin" --help
+expect_in help "$tmp/out" "--sysfs-root DIR"
+expect_in help-exit "$tmp/out" "77 nothing to tier"
+check version 0 "$bin" --version
+expect_in version "$tmp/out" "damon-tierd "
+check bad-option 2 "$bin" --frobnicate
+check stray-arg 2 "$bin" stray
+
+check check-config 0 "$bin" --config "$tmp/ok.conf" --check-config
+expect_in check-config "$tmp/out" "promote.used_goal = auto"
+expect_in check-config-valid "$tmp/err" "configuration is valid"
+
+printf '[quota]\nsize = 200 parsecs\n' >"$tmp/bad.conf"
+check bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
+expect_in bad-config-line "$tmp/err" "bad.conf:2"
+printf '[promote]\nused_goal = 10001\n' >"$tmp/range.conf"
+check goal-range 2 "$bin" --config "$tmp/range.conf" --check-config
+expect_in goal-range-line "$tmp/err" "range.conf:2"
+check missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-config
+expect_in missing-config "$tmp/err" "nope.conf"
+
+# --dry-run: the full plan for the VM topology, and nothing written.
+r=$(root vm-2node)
+before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
+check dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
+if [[ "$before" == "$after" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL dry-run wrote files"; fi
+grep '^write ' "$tmp/out" >"$tmp/plan"
+if diff -u "$golden_dir/vm-2node.dryrun" "$tmp/plan" >"$tmp/diff"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL dry-run differs from the golden plan (tests/cli/golden/vm-2node.dryrun):"
+	head -40 "$tmp/diff"
+fi
+expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
+
+r=$(root one-node)
+check one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in one-node-msg "$tmp/err" "nothing to tier"
+
+r=$(root vm-2node)
+rm -rf "$r/sys/kernel/mm/damon"
+check no-damon 3 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in no-damon-msg "$tmp/err" "CONFIG_DAMON_SYSFS"
+
+r=$(root broken-meminfo)
+check broken-topology 1 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in broken-topology-msg "$tmp/err" "meminfo"
+
+check bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
+
+# A second instance is refused by the lock (the first holds it while blocked).
+r=$(root vm-2node)
+mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
+echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
+echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
+"$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --foreground 2>"$tmp/first.err" &
+first=$!
+for _ in $(seq 100); do grep -q "not started by damon-tierd" "$tmp/first.err" && break; sleep 0.1; done
+expect_in foreign-kdamond "$tmp/first.err" "kdamond 0 (pid 4242) is running and was not started by damon-tierd"
+check second-instance 5 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --foreground
+expect_in second-instance-msg "$tmp/err" "another damon-tierd is running"
+kill -TERM "$first"
+wait "$first" && st=0 || st=$?
+if [[ $st == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL sigterm exit $st"; fi
+expect_in foreign-untouched "$r/sys/kernel/mm/damon/admin/kdamonds/0/state" "on"
+
+echo "$pass passed, $fail failed"
+[[ $fail == 0 ]]

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The DAMON sysfs writer/reader against the fake kernel. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "damon_sysfs.h"
+#include "fake_damon.h"
+#include "kernel_features.h"
+#include "plan.h"
+#include "sysfs_io.h"
+#include "testutil.h"
+#include "tiers.h"
+
+#define KD0 "sys/kernel/mm/damon/admin/kdamonds/0/"
+#define S0 KD0 "contexts/0/schemes/0/"
+
+struct env {
+	char *dir;
+	int root;
+	struct fake_damon *fd;
+	struct damon_io io;
+	struct topology topo;
+	struct tier_map tiers;
+	struct plan plan;
+	uint64_t slept[32];
+	unsigned nslept;
+};
+
+static void rec_sleep(uint64_t usec, void *ud)
+{
+	struct env *e = ud;
+
+	if (e->nslept < 32)
+		e->slept[e->nslept++] = usec;
+}
+
+static struct env *env_new(enum fake_profile prof)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct config c;
+	char err[256];
+
+	e->dir = tu_fixture_copy("vm-2node");
+	e->fd = fake_damon_new(e->dir, prof);
+	assert_non_null(e->fd);
+	e->root = io_root_open(e->dir);
+	assert_true(e->root >= 0);
+	damon_io_init(&e->io, e->root);
+	e->io.sleep_us = rec_sleep;
+	e->io.sleep_userdata = e;
+	assert_int_equal(topology_read(e->root, &e->topo, err, sizeof(err)), 0);
+	assert_int_equal(tiers_build(&e->topo, &e->tiers, err, sizeof(err)), 0);
+	assert_int_equal(damon_set_nr_kdamonds(&e->io, 2), 0);
+	assert_int_equal(features_probe(e->root, "sys/kernel/mm/damon/admin/kdamonds/0", &e->io.feat), 0);
+	config_init(&c);
+	assert_int_equal(plan_build(&e->topo, &e->tiers, &e->io.feat, &c, &e->plan, err, sizeof(err)), 0);
+	return e;
+}
+
+static void env_free(struct env *e)
+{
+	fake_damon_free(e->fd);
+	close(e->root);
+	tu_rmtree(e->dir);
+	free(e->dir);
+	free(e);
+}
+
+static void assert_file(struct env *e, const char *rel, const char *want)
+{
+	char *v = tu_read(e->dir, rel);
+
+	if (!v)
+		fail_msg("%s is missing", rel);
+	if (strcmp(v, want) != 0)
+		fail_msg("%s is \"%s\", expected \"%s\"", rel, v, want);
+	free(v);
+}
+
+static void test_stage_617(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_file(e, KD0 "contexts/0/operations", "paddr");
+	assert_file(e, KD0 "contexts/0/targets/0/regions/nr_regions", "1");
+	assert_file(e, KD0 "contexts/0/targets/0/regions/0/start", "0");
+	assert_file(e, KD0 "contexts/0/targets/0/regions/0/end", "536870912");
+	assert_file(e, S0 "action", "migrate_cold");
+	assert_file(e, S0 "target_nid", "1");
+	assert_file(e, S0 "access_pattern/sz/max", "18446744073709551615");
+	assert_file(e, S0 "access_pattern/age/max", "4294967295");
+	assert_file(e, S0 "quotas/goals/0/target_metric", "node_mem_free_bp");
+	assert_file(e, S0 "quotas/goals/0/nid", "0");
+	assert_file(e, S0 "ops_filters/0/type", "young");
+	assert_file(e, S0 "ops_filters/0/matching", "Y");
+	assert_file(e, S0 "ops_filters/0/allow", "N");
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/intervals_goal/access_bp", "400");
+	assert_file(e, KD0 "refresh_ms", "1000");
+
+	/* Staging again must not rewrite any nr_* (that would wipe children). */
+	unsigned before = fake_damon_nr_writes(e->fd, "nr_schemes");
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_schemes"), before);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_goals"), 1);
+
+	char what[512] = "";
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 0);
+	env_free(e);
+}
+
+static void test_stage_612_legacy_filter(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_12);
+
+	assert_false(e->io.feat.ops_filters);
+	assert_false(e->io.feat.node_metrics);
+	assert_int_equal(damon_stage(&e->io, 1, &e->plan.kd[1], false), 0);
+	/* "allow only young" without the allow file: reject the not-young. */
+	assert_file(e, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/filters/0/type", "young");
+	assert_file(e, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/filters/0/matching", "N");
+	assert_file(e, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/quotas/goals/0/target_metric",
+		    "user_input");
+	assert_false(tu_exists(e->dir, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/quotas/goals/0/nid"));
+	assert_int_equal(damon_state_cmd(&e->io, 1, "on"), 0);
+	assert_int_equal(damon_feed_goal(&e->io, 1, 6400), 0);
+	assert_file(e, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/quotas/goals/0/current_value", "6400");
+	assert_int_equal(fake_damon_count(e->fd, "commit_schemes_quota_goals"), 1);
+	env_free(e);
+}
+
+static void test_on_off_and_read(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct kdamond_obs o;
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	assert_int_equal(damon_read_kdamond(&e->io, 0, &o), 0);
+	assert_true(o.on);
+	assert_true(o.pid > 0);
+	/* Never resize while a kdamond runs. */
+	assert_int_equal(damon_set_nr_kdamonds(&e->io, 3), -EBUSY);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), 1);
+
+	fake_damon_set_stats(e->fd, 0, 5 << 20, 12345);
+	struct scheme_stats st;
+	assert_int_equal(damon_read_stats(&e->io, 0, true, true, &st), 0);
+	assert_int_equal(st.sz_applied, 5 << 20);
+	assert_int_equal(st.effective_bytes, 12345);
+
+	assert_int_equal(damon_state_cmd(&e->io, 0, "off"), 0);
+	assert_int_equal(damon_read_kdamond(&e->io, 0, &o), 0);
+	assert_false(o.on);
+	assert_int_equal(o.pid, -1);
+	env_free(e);
+}
+
+static void test_drift_detected(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char what[512] = "";
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	tu_write(e->dir, S0 "quotas/bytes", "4096");
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 1);
+	assert_non_null(strstr(what, "quotas/bytes is \"4096\""));
+
+	/* Someone rewrote nr_schemes: the whole scheme is gone. */
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_int_equal(io_write(e->root, KD0 "contexts/0/schemes/nr_schemes", "1"), 0);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 1);
+	assert_non_null(strstr(what, "action is \"stat\""));
+	env_free(e);
+}
+
+static void test_ebusy_backoff(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	fake_damon_fail(e->fd, "/state", false, EBUSY, 3);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	assert_int_equal(e->nslept, 3);
+	assert_int_equal(e->slept[0], 1000);
+	assert_int_equal(e->slept[1], 2000);
+	assert_int_equal(e->slept[2], 4000);
+	assert_true(fake_damon_running(e->fd, 0));
+
+	/* Persistent EBUSY: give up after the bounded retries, with one message. */
+	e->nslept = 0;
+	tu_log_capture_start();
+	fake_damon_fail(e->fd, "/state", false, EBUSY, -1);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "commit"), -EBUSY);
+	assert_int_equal(e->nslept, 10);
+	assert_int_equal(e->slept[9], 512000);
+	assert_true(tu_log_contains("still busy after 10 retries over 1023 ms"));
+	assert_true(tu_log_contains("kdamonds/0/state"));
+	assert_non_null(strstr(e->io.failed_path, "kdamonds/0/state"));
+	tu_log_capture_stop();
+	fake_damon_clear_faults(e->fd);
+	env_free(e);
+}
+
+static void test_dry_run_touches_nothing(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	unsigned writes = fake_damon_nr_writes(e->fd, "");
+
+	e->io.dry_run = f;
+	assert_int_equal(damon_stage(&e->io, 1, &e->plan.kd[1], false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 1, "on"), 0);
+	fclose(f);
+	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes);
+	assert_non_null(strstr(buf, "write /sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/action migrate_hot\n"));
+	assert_non_null(strstr(buf, "write /sys/kernel/mm/damon/admin/kdamonds/1/state on\n"));
+	assert_false(fake_damon_running(e->fd, 1));
+	free(buf);
+	env_free(e);
+}
+
+static void test_kernel_rejects(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct plan_kdamond bad = e->plan.kd[0];
+
+	/* min_nr_regions < 3 is rejected at "on", like the kernel does. */
+	bad.min_nr_regions = 2;
+	assert_int_equal(damon_stage(&e->io, 0, &bad, false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), -EINVAL);
+	assert_non_null(strstr(e->io.failed_path, "kdamonds/0/state"));
+	env_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stage_617),
+		cmocka_unit_test(test_stage_612_legacy_filter),
+		cmocka_unit_test(test_on_off_and_read),
+		cmocka_unit_test(test_drift_detected),
+		cmocka_unit_test(test_ebusy_backoff),
+		cmocka_unit_test(test_dry_run_touches_nothing),
+		cmocka_unit_test(test_kernel_rejects),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

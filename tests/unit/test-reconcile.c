@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The reconciler's state machine end to end against the fake kernel. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_damon.h"
+#include "reconcile.h"
+#include "sysfs_io.h"
+#include "testutil.h"
+
+#define SEC 1000000ull
+#define ADMIN "sys/kernel/mm/damon/admin/kdamonds/"
+
+struct env {
+	char *dir, *state, *conf;
+	int root;
+	struct fake_damon *fd;
+	struct reconciler rc;
+	uint64_t now;
+};
+
+static void no_sleep(uint64_t usec, void *ud)
+{
+}
+
+static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, const char *conf_text)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct config c;
+	char text[1024];
+	struct config_error err;
+
+	e->dir = tu_fixture_copy(fixture);
+	e->state = tu_mkdtemp();
+	e->fd = fake_damon_new(e->dir, prof);
+	e->root = io_root_open(e->dir);
+	assert_true(e->root >= 0);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", e->state, conf_text ? conf_text : "");
+	tu_write(e->state, "damon-tierd.conf", text);
+	if (asprintf(&e->conf, "%s/damon-tierd.conf", e->state) < 0)
+		fail();
+	assert_int_equal(config_load(e->conf, &c, &err), 0);
+	assert_int_equal(reconcile_init(&e->rc, e->root, e->conf, &c), 0);
+	e->rc.io.sleep_us = no_sleep;
+	e->now = 1000 * SEC;
+	return e;
+}
+
+static struct env *env_new(enum fake_profile prof)
+{
+	return env_new_fixture("vm-2node", prof, NULL);
+}
+
+static void env_free(struct env *e)
+{
+	reconcile_free(&e->rc);
+	fake_damon_free(e->fd);
+	close(e->root);
+	tu_rmtree(e->dir);
+	tu_rmtree(e->state);
+	free(e->dir);
+	free(e->state);
+	free(e->conf);
+	free(e);
+}
+
+/* Run the machine like the event loop does, advancing fake time. */
+static void run(struct env *e, unsigned steps)
+{
+	for (unsigned i = 0; i < steps && e->rc.state != RC_DONE; i++)
+		e->now += reconcile_step(&e->rc, e->now);
+}
+
+static void test_start_runs_plan(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(fake_damon_running(e->fd, 0));
+	assert_true(fake_damon_running(e->fd, 1));
+	assert_true(tu_log_contains("found 2 memory tiers"));
+	assert_true(tu_log_contains("started kdamond 0"));
+	assert_true(tu_log_contains("demote node0 -> node1"));
+	assert_true(tu_log_contains("promote node1 -> node0"));
+	assert_true(tu_log_contains("node0 goals: free 10.44% (configured auto, seed 0.50%)"));
+	assert_true(tu_log_contains("DAMON features:"));
+	/* The ownership record names our kdamonds and pids. */
+	char *rec = tu_read(e->state, "owner");
+	assert_non_null(rec);
+	assert_non_null(strstr(rec, "count=2"));
+	free(rec);
+
+	/* A quiet period: no commit, no restart. */
+	unsigned commits = fake_damon_count(e->fd, "commit");
+	run(e, 3);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	assert_int_equal(e->rc.state, RC_DONE);
+	assert_int_equal(e->rc.exit_code, EXIT_OK);
+	assert_false(fake_damon_running(e->fd, 0));
+	assert_false(fake_damon_running(e->fd, 1));
+	assert_false(tu_exists(e->state, "owner"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_kdamond_found_off_is_restarted(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	run(e, 1);
+	int64_t old = fake_damon_pid(e->fd, 1);
+	fake_damon_kill(e->fd, 1);
+	tu_log_capture_start();
+	run(e, 2);
+	assert_true(fake_damon_running(e->fd, 1));
+	assert_true(fake_damon_pid(e->fd, 1) != old);
+	assert_true(tu_log_contains("kdamond 1 (promote node1 -> node0) was found off"));
+	assert_true(tu_log_contains("restarted kdamond 1"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_drift_is_recommitted(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	run(e, 1);
+	unsigned commits = fake_damon_count(e->fd, "commit");
+	tu_write(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value", "1");
+	tu_log_capture_start();
+	run(e, 2);
+	assert_true(tu_log_contains("kdamond 0 parameters drifted"));
+	assert_true(tu_log_contains("quotas/goals/0/target_value is \"1\""));
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
+	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value");
+	assert_string_equal(v, "1044");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_foreign_kdamond_blocks(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	/* Someone else runs kdamond 0 before we start. */
+	tu_write(e->dir, ADMIN "nr_kdamonds", "0");
+	assert_int_equal(io_write(e->root, ADMIN "nr_kdamonds", "1"), 0);
+	fake_damon_start_foreign(e->fd, 0);
+	int64_t pid = fake_damon_pid(e->fd, 0);
+	unsigned nrw = fake_damon_nr_writes(e->fd, "nr_kdamonds");
+
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_BLOCKED);
+	char needle[128];
+	snprintf(needle, sizeof(needle), "kdamond 0 (pid %lld) is running and was not started by damon-tierd",
+		 (long long)pid);
+	assert_true(tu_log_contains(needle));
+	assert_true(tu_log_contains("retrying in 1 s"));
+	/* Still blocked after the backoff, with a longer one; never resized. */
+	run(e, 2);
+	assert_int_equal(e->rc.state, RC_BLOCKED);
+	assert_true(tu_log_contains("retrying in 2 s"));
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), nrw);
+	assert_true(fake_damon_running(e->fd, 0));
+	assert_int_equal(fake_damon_pid(e->fd, 0), pid);
+
+	/* Stop must leave the foreign kdamond alone. */
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	assert_true(fake_damon_running(e->fd, 0));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_damon_stat_paused_and_restored(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	fake_damon_set_module(e->fd, "damon_stat", true);
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
+	assert_string_equal(v, "N");
+	free(v);
+	char *rec = tu_read(e->state, "owner");
+	assert_non_null(strstr(rec, "paused_damon_stat=1"));
+	free(rec);
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
+	assert_string_equal(v, "Y");
+	free(v);
+	env_free(e);
+}
+
+static void test_damon_stat_keep_blocks(void **state)
+{
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17, "damon_stat = keep\n");
+
+	fake_damon_set_module(e->fd, "damon_stat", true);
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_BLOCKED);
+	assert_true(tu_log_contains("damon_stat = keep"));
+	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
+	assert_string_equal(v, "Y");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_damon_reclaim_refused(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	fake_damon_set_module(e->fd, "damon_reclaim", true);
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_DONE);
+	assert_int_equal(e->rc.exit_code, EXIT_CONFLICT);
+	assert_true(tu_log_contains("/sys/module/damon_reclaim/parameters/enabled"));
+	char *v = tu_read(e->dir, "sys/module/damon_reclaim/parameters/enabled");
+	assert_string_equal(v, "Y");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_nothing_to_tier(void **state)
+{
+	struct env *e = env_new_fixture("one-node", FAKE_KERNEL_6_17, NULL);
+
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_DONE);
+	assert_int_equal(e->rc.exit_code, EXIT_NOTHING_TO_TIER);
+	assert_true(tu_log_contains("nothing to tier"));
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), 0);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_reload(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char text[512];
+
+	run(e, 1);
+	unsigned commits = fake_damon_count(e->fd, "commit");
+
+	/* Invalid: rejected with file:line, the running plan stays. */
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[quota]\nsize = 12 parsecs\n", e->state);
+	tu_write(e->state, "damon-tierd.conf", text);
+	tu_log_capture_start();
+	reconcile_request_reload(&e->rc);
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(tu_log_contains("reload rejected"));
+	assert_true(tu_log_contains("damon-tierd.conf:4"));
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
+
+	/* Valid: a pinned used goal is committed online, no restart. */
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n", e->state);
+	tu_write(e->state, "damon-tierd.conf", text);
+	reconcile_request_reload(&e->rc);
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	char *v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
+	assert_string_equal(v, "8500");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_user_input_goals_fed_on_612(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_12);
+
+	run(e, 2);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(fake_damon_count(e->fd, "commit_schemes_quota_goals") >= 2);
+	/* node0 of the fixture: the value is the free ratio the daemon computed. */
+	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/current_value");
+	assert_non_null(v);
+	assert_true(strtoul(v, NULL, 10) > 0);
+	free(v);
+	env_free(e);
+}
+
+static void test_no_damon_sysfs(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	tu_rmtree(e->dir);
+	tu_write(e->dir, "sys/devices/system/node/online", "0");
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.exit_code, EXIT_KERNEL);
+	assert_true(tu_log_contains("CONFIG_DAMON_SYSFS"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_backoff(void **state)
+{
+	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
+	assert_int_equal(reconcile_backoff_usec(2), 2 * SEC);
+	assert_int_equal(reconcile_backoff_usec(5), 16 * SEC);
+	assert_int_equal(reconcile_backoff_usec(30), 300 * SEC);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_runs_plan),
+		cmocka_unit_test(test_kdamond_found_off_is_restarted),
+		cmocka_unit_test(test_drift_is_recommitted),
+		cmocka_unit_test(test_foreign_kdamond_blocks),
+		cmocka_unit_test(test_damon_stat_paused_and_restored),
+		cmocka_unit_test(test_damon_stat_keep_blocks),
+		cmocka_unit_test(test_damon_reclaim_refused),
+		cmocka_unit_test(test_nothing_to_tier),
+		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_user_input_goals_fed_on_612),
+		cmocka_unit_test(test_no_damon_sysfs),
+		cmocka_unit_test(test_backoff),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# shellcheck disable=SC2012
+# Guest test: does a task's mempolicy block DAMON's migrate_hot?
+#
+# For each policy in MPC_POLICIES (default "keep default preferred"): the
+# workload puts a MPC_HOT MiB (default 32) hot set on node 1 with MPOL_BIND,
+# then keeps the bind (keep), drops it (default) or sets MPOL_PREFERRED node
+# 0 (preferred); no cold set, so node 0 has room. One paddr kdamond over
+# node 1's physical span runs a migrate_hot scheme to node 0 without quotas.
+# DAMON_STAT and NUMA balancing are off. Reports hot_on_node0 over time.
+# Run with: tests/vm/smoke.sh --guest tests/vm/guest/mempolicy-check.sh
+# Exit status 0 when hot_on_node0 >= 0.5 at the end for every policy.
+
+ADMIN=/sys/kernel/mm/damon/admin
+K=$ADMIN/kdamonds
+NODES=/sys/devices/system/node
+fail=0
+
+[ -d "$K" ] || { echo "MPC: no DAMON sysfs"; exit 1; }
+[ -f /sys/module/damon_stat/parameters/enabled ] &&
+	echo N >/sys/module/damon_stat/parameters/enabled
+echo 0 >/proc/sys/kernel/numa_balancing
+
+bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+lo=""
+hi=""
+for m in "$NODES"/node1/memory[0-9]*; do
+	i=$((0x$(cat "$m/phys_index")))
+	if [ -z "$lo" ] || [ "$i" -lt "$lo" ]; then lo=$i; fi
+	if [ -z "$hi" ] || [ "$i" -gt "$hi" ]; then hi=$i; fi
+done
+start=$((lo * bs))
+end=$(((hi + 1) * bs))
+echo "MPC: node1 span $start-$end"
+
+w() { echo "$2" >"$1" || echo "MPC: write '$2' to $1 failed"; }
+
+for pol in ${MPC_POLICIES:-keep default preferred}; do
+	rm -f /tmp/ready
+	/bin/workload --hot "${MPC_HOT:-32}" --cold 0 --duration "${MPC_DURATION:-30}" \
+		--report-interval 5 --policy "$pol" --ready-file /tmp/ready >/tmp/w.out 2>&1 &
+	wpid=$!
+	n=0
+	while [ ! -f /tmp/ready ] && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	w "$K/nr_kdamonds" 1
+	C=$K/0/contexts
+	w "$C/nr_contexts" 1
+	C=$C/0
+	w "$C/operations" paddr
+	w "$C/targets/nr_targets" 1
+	w "$C/targets/0/regions/nr_regions" 1
+	w "$C/targets/0/regions/0/start" "$start"
+	w "$C/targets/0/regions/0/end" "$end"
+	w "$C/schemes/nr_schemes" 1
+	S=$C/schemes/0
+	w "$S/action" migrate_hot
+	w "$S/target_nid" 0
+	w "$S/access_pattern/sz/min" 0
+	w "$S/access_pattern/sz/max" 18446744073709551615
+	w "$S/access_pattern/nr_accesses/min" 1
+	w "$S/access_pattern/nr_accesses/max" 4294967295
+	w "$S/access_pattern/age/min" 0
+	w "$S/access_pattern/age/max" 4294967295
+	w "$K/0/state" on
+	echo "MPC: policy=$pol kdamond state=$(cat "$K/0/state") pid=$(cat "$K/0/pid")"
+	wait "$wpid"
+	w "$K/0/state" update_schemes_stats
+	echo "MPC: policy=$pol stats: $(cd "$S/stats" && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
+	w "$K/0/state" off
+	w "$K/nr_kdamonds" 0
+	sed "s/^/MPC: policy=$pol /" /tmp/w.out
+	final=$(grep '^WORKLOAD FINAL' /tmp/w.out | tr ' ' '\n' | sed -n 's/^hot_on_node0=//p')
+	ok=$(echo "${final:-0}" | awk '{ print ($1 >= 0.5) ? 1 : 0 }')
+	echo "MPC RESULT policy=$pol hot_on_node0=${final:-none} promoted=$ok"
+	[ "$ok" = 1 ] || fail=1
+	grep -E '^(pgmigrate_success|pgmigrate_fail|pgpromote_success|numa_hint_faults) ' /proc/vmstat | tr '\n' ' '
+	echo
+done
+exit "$fail"
