@@ -183,27 +183,30 @@ static void set_features(struct fake_damon *fk)
 
 /* ---- disk helpers (all relative to the fake's own root fd) ---- */
 
+/* Creates the missing tail of `path` only (walking up on ENOENT), so deep
+ * trees below an existing directory cost one mkdirat per new level. */
 static int mkdir_p(struct fake_damon *fk, const char *path)
 {
 	char buf[FAKE_PATH_MAX];
+	char *slash;
 	size_t len = strlen(path);
+	int r;
 
+	if (mkdirat(fk->dirfd, path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
-	for (char *s = buf; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdirat(fk->dirfd, buf, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*s = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	return 0;
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	r = mkdir_p(fk, buf);
+	if (r < 0)
+		return r;
+	return mkdirat(fk->dirfd, path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
 /* Store a value the way sysfs shows it: one line. */
@@ -214,7 +217,9 @@ static int put(struct fake_damon *fk, const char *path, const char *value)
 	size_t len = strlen(value);
 	int fd, r = 0;
 
-	if (slash) {
+	fd = openat(fk->dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT && slash) {
+		/* Parents only when needed: creating trees is the hot path. */
 		if ((size_t)(slash - path) >= sizeof(dir))
 			return -ENAMETOOLONG;
 		memcpy(dir, path, (size_t)(slash - path));
@@ -222,8 +227,8 @@ static int put(struct fake_damon *fk, const char *path, const char *value)
 		r = mkdir_p(fk, dir);
 		if (r < 0)
 			return r;
+		fd = openat(fk->dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
-	fd = openat(fk->dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (len == 0 || value[len - 1] != '\n') {

@@ -32,7 +32,9 @@
  * It uses raw syscalls (no libnuma at run time) so that only libc is needed
  * inside the guest. Build: cc -O2 -Wall -o workload workload.c
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

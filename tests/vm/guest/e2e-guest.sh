@@ -1,0 +1,87 @@
+#!/bin/sh
+# Guest side of e2e.sh (busybox sh).  Prints E2E lines; exits non-zero on the
+# first failed check.
+set -u
+ADMIN=/sys/kernel/mm/damon/admin/kdamonds
+MODE=${E2E_MODE:-test}
+DUR=${E2E_DURATION:-180}
+fails=0
+pass() { echo "E2E PASS: $*"; }
+fail() { echo "E2E FAIL: $*"; fails=$((fails + 1)); }
+
+echo "E2E kernel $(uname -r)"
+stat_before=$(cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent)
+echo "E2E damon_stat before: $stat_before"
+
+/bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1 &
+dpid=$!
+
+# Both kdamonds on (the daemon pauses damon_stat first).
+ok=0
+for _ in $(seq 120); do
+	n=$(cat $ADMIN/nr_kdamonds)
+	on=0
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		[ "$(cat $ADMIN/$k/state 2>/dev/null)" = on ] && on=$((on + 1))
+		k=$((k + 1))
+	done
+	if [ "$n" -ge 2 ] && [ "$on" -eq "$n" ]; then ok=1; break; fi
+	kill -0 $dpid 2>/dev/null || break
+	sleep 0.5
+done
+sed 's/^/DAEMON: /' /tmp/daemon.log
+[ $ok = 1 ] && pass "daemon started $n kdamonds" || { fail "kdamonds not running"; exit 1; }
+
+# What runs matches the plan: every planned write (except commands, the
+# auto-tuned intervals and fed goal values) reads back from sysfs.
+/bin/damon-tierd --dry-run --config /etc/damon-tierd.conf >/tmp/plan 2>/tmp/plan.err
+mism=0
+checked=0
+while read -r w path value; do
+	[ "$w" = write ] || continue
+	case $path in
+	*/state | */nr_kdamonds | */sample_us | */aggr_us | */current_value | /sys/module/*) continue ;;
+	esac
+	got=$(cat "$path" 2>/dev/null)
+	checked=$((checked + 1))
+	if [ "$got" != "$value" ]; then
+		echo "E2E mismatch: $path = '$got', planned '$value'"
+		mism=$((mism + 1))
+	fi
+done </tmp/plan
+[ $mism = 0 ] && [ $checked -gt 40 ] && pass "sysfs matches the plan ($checked files)" || fail "$mism of $checked files differ from the plan"
+
+if [ "$MODE" = demo ]; then
+	/bin/workload --hot 64 --duration "$DUR" --report-interval 2 | tee /tmp/workload.log
+else
+	/bin/workload --hot 64 --duration "$DUR" --report-interval 10 | tee /tmp/workload.log
+fi
+sed 's/^/DAEMON: /' /tmp/daemon.log | grep -v "^DAEMON: .*started kdamond" | tail -n 40
+grep -E '^(pgmigrate|pgpromote|pgdemote|numa_)' /proc/vmstat | sed 's/^/E2E vmstat: /'
+
+final=$(grep '^WORKLOAD FINAL' /tmp/workload.log)
+hot=$(echo "$final" | sed -n 's/.*hot_on_node0=\([0-9.]*\).*/\1/p')
+cold=$(echo "$final" | sed -n 's/.*cold_on_node1=\([0-9.]*\).*/\1/p')
+echo "E2E result: hot_on_node0=$hot cold_on_node1=$cold"
+awk "BEGIN { exit !($hot >= 0.90) }" && pass "hot set on node0: $hot >= 0.90" || fail "hot set on node0: $hot < 0.90"
+awk "BEGIN { exit !($cold >= 0.05) }" && pass "cold data demoted: $cold of it on node1" || fail "cold data not demoted: $cold on node1"
+
+kill -TERM $dpid
+wait $dpid
+drc=$?
+[ $drc = 0 ] && pass "daemon exited 0 on SIGTERM" || fail "daemon exited $drc on SIGTERM"
+tail -n 5 /tmp/daemon.log | sed 's/^/DAEMON: /'
+n=$(cat $ADMIN/nr_kdamonds)
+k=0
+on=0
+while [ "$k" -lt "$n" ]; do
+	[ "$(cat $ADMIN/$k/state)" = on ] && on=$((on + 1))
+	k=$((k + 1))
+done
+[ $on = 0 ] && pass "no kdamond of ours runs after SIGTERM" || fail "$on kdamonds still on after SIGTERM"
+stat_after=$(cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent)
+[ "$stat_after" = "$stat_before" ] && pass "damon_stat restored ($stat_after)" || fail "damon_stat was $stat_before, now $stat_after"
+
+echo "E2E done: $fails failed"
+[ $fails = 0 ]
