@@ -69,6 +69,8 @@ struct reconciler {
 	bool owns;                 /* kdamonds [first, first+count) are ours */
 	struct owner_record rec;
 	bool paused_damon_stat;
+	int numa_balancing_saved;  /* mode we changed, to restore; -1 = untouched */
+	int numa_balancing_mode;   /* as found; -1 = unknown */
 
 	/* machine */
 	enum rc_state state;

@@ -54,6 +54,8 @@ int reconcile_init(struct reconciler *r, int root, const char *config_path,
 	r->cfg = *cfg;
 	damon_io_init(&r->io, root);
 	r->state = RC_DISCOVER;
+	r->numa_balancing_saved = -1;
+	r->numa_balancing_mode = -1;
 	return 0;
 }
 
@@ -207,6 +209,61 @@ static int pause_damon_stat(struct reconciler *r, uint64_t now)
 	return 0;
 }
 
+#define NUMA_BALANCING "proc/sys/kernel/numa_balancing"
+#define NUMA_BALANCING_MEMORY_TIERING 2
+
+/*
+ * NUMA balancing's tiering mode (2) promotes pages from the faulting task
+ * and fights DAMON's promotion; the kernel turns mode 1 on by itself on
+ * multi-node machines.  Say what we found, and change it only when asked.
+ */
+static void check_numa_balancing(struct reconciler *r)
+{
+	char v[32], dem[32] = "unknown";
+	int64_t mode;
+	int ret;
+
+	if (io_read_s64(r->root, NUMA_BALANCING, &mode) < 0)
+		return;
+	(void)io_read(r->root, "sys/kernel/mm/numa/demotion_enabled", dem, sizeof(dem));
+	r->numa_balancing_mode = (int)mode;
+	if (!(mode & NUMA_BALANCING_MEMORY_TIERING)) {
+		log_info("NUMA balancing mode %" PRId64 " (no tiering mode); reclaim-based demotion "
+			 "(/sys/kernel/mm/numa/demotion_enabled): %s", mode, dem);
+		return;
+	}
+	if (r->cfg.numa_balancing != NUMAB_DISABLE_TIERING || r->dry_run) {
+		log_warning("NUMA balancing runs in tiering mode (/%s = %" PRId64 "): it promotes pages "
+			    "on its own and competes with DAMON's promotion; set numa_balancing = "
+			    "disable-tiering to let damon-tierd turn that mode off while it runs",
+			    NUMA_BALANCING, mode);
+		return;
+	}
+	snprintf(v, sizeof(v), "%" PRId64, mode & ~(int64_t)NUMA_BALANCING_MEMORY_TIERING);
+	ret = io_write(r->root, NUMA_BALANCING, v);
+	if (ret < 0) {
+		log_warning_errno(ret, "cannot write /%s", NUMA_BALANCING);
+		return;
+	}
+	r->numa_balancing_saved = (int)mode;
+	log_notice("NUMA balancing tiering mode turned off (/%s %" PRId64 " -> %s); restored on exit",
+		   NUMA_BALANCING, mode, v);
+}
+
+static void restore_numa_balancing(struct reconciler *r)
+{
+	char v[16];
+	int ret;
+
+	if (r->numa_balancing_saved < 0)
+		return;
+	snprintf(v, sizeof(v), "%d", r->numa_balancing_saved);
+	ret = io_write(r->root, NUMA_BALANCING, v);
+	if (ret < 0)
+		log_warning_errno(ret, "cannot restore /%s to %s", NUMA_BALANCING, v);
+	r->numa_balancing_saved = -1;
+}
+
 static void restore_damon_stat(struct reconciler *r)
 {
 	int ret;
@@ -357,6 +414,8 @@ static int discover(struct reconciler *r, uint64_t now)
 		return 0;
 	}
 	r->io.feat = r->feat;
+	if (r->numa_balancing_mode < 0)
+		check_numa_balancing(r);
 	features_format(&r->feat, feats, sizeof(feats));
 	log_info("DAMON features: %s", feats);
 	r->attempts = 0;
@@ -753,6 +812,7 @@ static void teardown(struct reconciler *r)
 	status_stopping();
 	stop_ours(r);
 	restore_damon_stat(r);
+	restore_numa_balancing(r);
 	if (r->owns && !r->dry_run)
 		(void)owner_remove(r->cfg.state_dir);
 	r->owns = false;

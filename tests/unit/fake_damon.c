@@ -6,7 +6,7 @@
  * back; the kernel-side objects (is a context built, does its kthread run,
  * its pid, its stats and tuned intervals) live in memory, because in the
  * kernel they are not files either.  Every rule here mirrors a rule described
- * in /work/shared/reference/damon-sysfs-facts.md; where the fake is simpler
+ * in the project's kernel reference (damon-sysfs-facts.md); where the fake is simpler
  * than the kernel, a comment says so.
  */
 #include <ctype.h>

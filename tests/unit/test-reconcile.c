@@ -320,6 +320,37 @@ static void test_no_damon_sysfs(void **state)
 	env_free(e);
 }
 
+static void test_numa_balancing_tiering(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char *v;
+
+	/* Default policy: warn, leave it. */
+	tu_write(e->dir, "proc/sys/kernel/numa_balancing", "3");
+	tu_log_capture_start();
+	run(e, 1);
+	assert_true(tu_log_contains("NUMA balancing runs in tiering mode"));
+	v = tu_read(e->dir, "proc/sys/kernel/numa_balancing");
+	assert_string_equal(v, "3");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+
+	/* disable-tiering: mode 2 bit off while running, restored on exit. */
+	e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17, "numa_balancing = disable-tiering\n");
+	tu_write(e->dir, "proc/sys/kernel/numa_balancing", "3");
+	run(e, 1);
+	v = tu_read(e->dir, "proc/sys/kernel/numa_balancing");
+	assert_string_equal(v, "1");
+	free(v);
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	v = tu_read(e->dir, "proc/sys/kernel/numa_balancing");
+	assert_string_equal(v, "3");
+	free(v);
+	env_free(e);
+}
+
 static void test_backoff(void **state)
 {
 	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
+		cmocka_unit_test(test_numa_balancing_tiering),
 		cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

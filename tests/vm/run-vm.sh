@@ -132,6 +132,8 @@ console="$work/console"
 [[ -n $log ]] && mkdir -p "$(dirname "$log")"
 
 # QEMU writes the serial console to stdout; read nothing from our stdin.
+# Create the file first so that tail never races the redirection.
+: >"$console"
 "$qemu" "${args[@]}" </dev/null >"$console" 2>"$work/qemu.err" &
 qpid=$!
 tail -n +1 -f --pid="$qpid" "$console" &

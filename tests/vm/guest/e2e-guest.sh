@@ -4,7 +4,7 @@
 set -u
 ADMIN=/sys/kernel/mm/damon/admin/kdamonds
 MODE=${E2E_MODE:-test}
-DUR=${E2E_DURATION:-180}
+DUR=${E2E_DURATION:-120}
 fails=0
 pass() { echo "E2E PASS: $*"; }
 fail() { echo "E2E FAIL: $*"; fails=$((fails + 1)); }
@@ -12,6 +12,14 @@ fail() { echo "E2E FAIL: $*"; fails=$((fails + 1)); }
 echo "E2E kernel $(uname -r)"
 stat_before=$(cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent)
 echo "E2E damon_stat before: $stat_before"
+
+# The goal tuner's effective quota, every change (6.17+).
+T=/sys/kernel/tracing
+if [ -d $T/events/damon/damos_esz ]; then
+	echo 8192 >$T/buffer_size_kb
+	echo 1 >$T/events/damon/damos_esz/enable
+	echo 1 >$T/tracing_on
+fi
 
 /bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1 &
 dpid=$!
@@ -59,6 +67,33 @@ else
 fi
 sed 's/^/DAEMON: /' /tmp/daemon.log | grep -v "^DAEMON: .*started kdamond" | tail -n 40
 grep -E '^(pgmigrate|pgpromote|pgdemote|numa_)' /proc/vmstat | sed 's/^/E2E vmstat: /'
+
+# The promotion quota must really ramp up from the tuner's one byte.
+promote_pid=""
+k=0
+while [ "$k" -lt "$n" ]; do
+	[ "$(cat $ADMIN/$k/contexts/0/schemes/0/action)" = migrate_hot ] && promote_pid=$(cat $ADMIN/$k/pid)
+	k=$((k + 1))
+done
+if [ -d $T/events/damon/damos_esz ]; then
+	cat $T/trace >/tmp/trace
+	echo 0 >$T/tracing_on
+	awk -v pid="$promote_pid" '
+		/damos_esz:/ {
+			split($1, a, "-"); if (a[length(a)] != pid) next
+			t = $0; sub(/:.*/, "", t); n = split(t, f, " "); ts = f[n] + 0
+			e = $0; sub(/.*esz=/, "", e); e += 0
+			if (first == "") first = ts
+			if (e >= 4096 && page == "") page = ts
+			if (e >= 1048576 && mib == "") mib = ts
+			if (e > max) max = e
+			cnt++
+		}
+		END {
+			printf "E2E esz: promote kdamond pid %s: %d changes, max %d bytes, one page after %.1f s, 1 MiB after %.1f s\n", pid, cnt, max, page - first, mib - first
+			exit !(max >= 1048576)
+		}' /tmp/trace && pass "promotion quota ramped up (damos_esz)" || fail "promotion quota never reached 1 MiB (damos_esz)"
+fi
 
 final=$(grep '^WORKLOAD FINAL' /tmp/workload.log)
 hot=$(echo "$final" | sed -n 's/.*hot_on_node0=\([0-9.]*\).*/\1/p')
