@@ -25,12 +25,13 @@ enum {
 };
 
 struct kd_file {
-	char path[96];
+	char path[192];   /* relative to the root, e.g. sys/kernel/mm/damon/admin/kdamonds/0/... */
 	char value[32];
 	unsigned flags;
 };
 
 struct kd_files {
+	char dir[64];     /* the kdamond directory every path starts with */
 	unsigned n;
 	struct kd_file f[KD_FILES_MAX];
 };
@@ -46,8 +47,12 @@ static void add(struct kd_files *l, unsigned flags, const char *value, const cha
 	if (l->n >= KD_FILES_MAX)
 		return; /* bounded by PLAN_MAX_RANGES; cannot happen */
 	e = &l->f[l->n++];
+	size_t off = strlen(l->dir);
+
+	memcpy(e->path, l->dir, off);
+	e->path[off++] = '/';
 	va_start(ap, fmt);
-	vsnprintf(e->path, sizeof(e->path), fmt, ap);
+	vsnprintf(e->path + off, sizeof(e->path) - off, fmt, ap);
 	va_end(ap);
 	snprintf(e->value, sizeof(e->value), "%s", value);
 	e->flags = flags;
@@ -69,13 +74,14 @@ static const char *s64s(char *buf, int64_t v)
 #define S C "schemes/0/"
 
 /* The kernel's order: every nr_* before its children (facts §12). */
-static void kd_files_build(const struct plan_kdamond *kd, const struct damon_features *f,
-			   struct kd_files *l)
+static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
+			   const struct damon_features *f, struct kd_files *l)
 {
 	const struct plan_scheme *s = &kd->scheme;
 	char b[32];
 
 	l->n = 0;
+	snprintf(l->dir, sizeof(l->dir), DAMON_KDAMONDS "/%u", idx);
 	add(l, F_NR, "1", "contexts/nr_contexts");
 	add(l, 0, "paddr", C "operations");
 	add(l, F_TUNED * kd->intervals_goal, u64s(b, kd->sample_us), C "monitoring_attrs/intervals/sample_us");
@@ -303,24 +309,20 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
 {
 	static struct kd_files l;
-	char dir[128], path[256], cur[64];
+	char cur[64];
 	int r;
 
-	r = damon_kdamond_dir(idx, dir, sizeof(dir));
-	if (r < 0)
-		return r;
-	kd_files_build(kd, &io->feat, &l);
+	kd_files_build(idx, kd, &io->feat, &l);
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
 		if (running && (e->flags & F_TUNED))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->path);
 		/* Rewriting an unchanged nr_* would wipe its children. */
 		if ((e->flags & F_NR) && !io->dry_run &&
-		    io_read(io->root, path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
+		    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
 			continue;
-		r = write_retry(io, path, e->value);
+		r = write_retry(io, e->path, e->value);
 		if (r < 0)
 			return r;
 	}
@@ -358,31 +360,27 @@ int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamo
 		      char *what, size_t whatlen)
 {
 	static struct kd_files l;
-	char dir[128], path[256], cur[64];
+	char cur[64];
 	int r;
 
-	r = damon_kdamond_dir(idx, dir, sizeof(dir));
-	if (r < 0)
-		return r;
-	kd_files_build(kd, &io->feat, &l);
+	kd_files_build(idx, kd, &io->feat, &l);
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
 		if (e->flags & (F_TUNED | F_FED))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->path);
-		r = io_read(io->root, path, cur, sizeof(cur));
+		r = io_read(io->root, e->path, cur, sizeof(cur));
 		if (r == -ENOENT) {
 			/* A parent nr_* was rewritten: the whole subtree is gone. */
-			snprintf(what, whatlen, "/%s is missing (expected \"%s\")", path, e->value);
+			snprintf(what, whatlen, "/%s is missing (expected \"%s\")", e->path, e->value);
 			return 1;
 		}
 		if (r < 0) {
-			snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+			snprintf(io->failed_path, sizeof(io->failed_path), "/%s", e->path);
 			return r;
 		}
 		if (strcmp(cur, e->value) != 0) {
-			snprintf(what, whatlen, "/%s is \"%s\", expected \"%s\"", path, cur, e->value);
+			snprintf(what, whatlen, "/%s is \"%s\", expected \"%s\"", e->path, cur, e->value);
 			return 1;
 		}
 	}

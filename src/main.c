@@ -200,6 +200,8 @@ int main(int argc, char **argv)
 
 		config_format(&cfg, buf, sizeof(buf));
 		fputs(buf, stdout);
+		if (buf[0] && buf[strlen(buf) - 1] != '\n')
+			fputc('\n', stdout);
 		fprintf(stderr, "%s: configuration is valid\n", o.config_path);
 		return EXIT_OK;
 	}

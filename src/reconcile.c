@@ -337,6 +337,9 @@ static int discover(struct reconciler *r, uint64_t now)
 	if (ret == -ENODEV) {
 		log_full(LOG_NOTICE, 0, (const char *const[]){ "DAMON_TIERD_EVENT=nothing-to-tier", NULL },
 			 "%s; exiting", err);
+		/* READY first: to systemd this is a clean, successful exit
+		 * (SuccessExitStatus=77), not a start-up failure. */
+		status_ready("nothing to tier");
 		status_set("nothing to tier: %s", err);
 		finish(r, EXIT_NOTHING_TO_TIER);
 		return 0;
@@ -729,23 +732,34 @@ static void repair(struct reconciler *r, uint64_t now)
 	r->state = RC_RUNNING;
 }
 
+/* Parse into a new struct and validate; the running one is never touched.
+ * A missing file means all defaults, as at start-up. */
+static int load_new_config(struct reconciler *r, struct config *next)
+{
+	struct config_error err = {};
+	int ret;
+
+	ret = config_load(r->config_path, next, &err);
+	if (ret == -ENOENT) {
+		config_init(next);
+		return 0;
+	}
+	if (ret == 0)
+		ret = config_validate(next, &err);
+	if (ret < 0)
+		log_error("reload rejected, the running configuration is kept: %s",
+			  err.message[0] ? err.message : strerror(-ret));
+	return ret;
+}
+
 static void reload(struct reconciler *r, uint64_t now)
 {
 	struct config next;
-	struct config_error err = {};
 	struct plan *np;
 	int ret;
 
 	status_reloading();
-	ret = config_load(r->config_path, &next, &err);
-	if (ret == -ENOENT) {
-		config_init(&next);
-		ret = 0;
-	}
-	if (ret == 0)
-		ret = config_validate(&next, &err);
-	if (ret < 0) {
-		log_error("reload rejected, the running configuration is kept: %s", err.message);
+	if (load_new_config(r, &next) < 0) {
 		status_ready("running (last reload rejected: invalid config)");
 		r->state = RC_RUNNING;
 		return;
@@ -836,15 +850,10 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			if (r->state == RC_BLOCKED) {
 				/* Not running yet: just take the new config. */
 				struct config next;
-				struct config_error err = {};
 
-				ret = config_load(r->config_path, &next, &err);
-				if (ret == 0 && config_validate(&next, &err) == 0) {
+				if (load_new_config(r, &next) == 0) {
 					r->cfg = next;
 					log_info("configuration reloaded from %s", r->config_path);
-				} else if (ret != -ENOENT) {
-					log_error("reload rejected, the previous configuration is kept: %s",
-						  err.message);
 				}
 				status_ready("blocked");
 			}

@@ -10,6 +10,8 @@
 # daemon's plan, and that after SIGTERM none of ours run and damon_stat is as
 # it was found.  --demo shows the same run as a live chart instead of a test.
 #
+# --config FILE runs with another config (for measurements; the test itself
+# uses the shipped defaults).
 # Env: DAMON_TIERD, WORKLOAD  binaries to put in the guest (default: build/)
 set -euo pipefail
 
@@ -19,12 +21,14 @@ glob=6.17
 duration=""
 timeout_s=900
 mode=test
+config=""
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) glob=${2:?}; shift 2 ;;
 	--duration) duration=${2:?}; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--demo) mode=demo; shift ;;
+	--config) config=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "e2e: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -43,7 +47,11 @@ echo "e2e: kernel $vmlinuz" >&2
 
 # The shipped config, unchanged, except a shorter status interval so the
 # test log shows progress (logging only; no tiering parameter is touched).
-printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
+if [[ -n $config ]]; then
+	cp "$config" "$work/damon-tierd.conf"
+else
+	printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
+fi
 
 "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$here/guest/e2e-guest.sh" \
 	"$daemon:/bin/damon-tierd" "$workload:/bin/workload" \

@@ -7,6 +7,16 @@ MODE=${E2E_MODE:-test}
 DUR=${E2E_DURATION:-120}
 fails=0
 pass() { echo "E2E PASS: $*"; }
+# Sets n (nr_kdamonds) and on (how many of them read "on").
+count_on() {
+	n=$(cat $ADMIN/nr_kdamonds)
+	on=0
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		[ "$(cat $ADMIN/$k/state 2>/dev/null)" = on ] && on=$((on + 1))
+		k=$((k + 1))
+	done
+}
 fail() { echo "E2E FAIL: $*"; fails=$((fails + 1)); }
 
 echo "E2E kernel $(uname -r)"
@@ -27,13 +37,7 @@ dpid=$!
 # Both kdamonds on (the daemon pauses damon_stat first).
 ok=0
 for _ in $(seq 120); do
-	n=$(cat $ADMIN/nr_kdamonds)
-	on=0
-	k=0
-	while [ "$k" -lt "$n" ]; do
-		[ "$(cat $ADMIN/$k/state 2>/dev/null)" = on ] && on=$((on + 1))
-		k=$((k + 1))
-	done
+	count_on
 	if [ "$n" -ge 2 ] && [ "$on" -eq "$n" ]; then ok=1; break; fi
 	kill -0 $dpid 2>/dev/null || break
 	sleep 0.5
@@ -107,13 +111,7 @@ wait $dpid
 drc=$?
 [ $drc = 0 ] && pass "daemon exited 0 on SIGTERM" || fail "daemon exited $drc on SIGTERM"
 tail -n 5 /tmp/daemon.log | sed 's/^/DAEMON: /'
-n=$(cat $ADMIN/nr_kdamonds)
-k=0
-on=0
-while [ "$k" -lt "$n" ]; do
-	[ "$(cat $ADMIN/$k/state)" = on ] && on=$((on + 1))
-	k=$((k + 1))
-done
+count_on
 [ $on = 0 ] && pass "no kdamond of ours runs after SIGTERM" || fail "$on kdamonds still on after SIGTERM"
 stat_after=$(cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent)
 [ "$stat_after" = "$stat_before" ] && pass "damon_stat restored ($stat_after)" || fail "damon_stat was $stat_before, now $stat_after"
