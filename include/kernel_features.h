@@ -51,6 +51,14 @@ struct damon_modules {
  */
 int features_probe(int root, const char *kdamond_dir, struct damon_features *ret);
 
+/*
+ * The same without writing anything, for --dry-run: works only on a kdamond
+ * directory that already holds a staged tree (one context, scheme, goal and
+ * filter, e.g. one of ours), else -ENODATA.  The young filter is then known
+ * only if the staged filter reads "young".
+ */
+int features_probe_readonly(int root, const char *kdamond_dir, struct damon_features *ret);
+
 /* Read-only: sys/module/damon_{stat,reclaim,lru_sort}/parameters/enabled. */
 int features_read_modules(int root, struct damon_modules *ret);
 

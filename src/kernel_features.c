@@ -11,7 +11,8 @@
 #include "kernel_features.h"
 #include "sysfs_io.h"
 
-static int ensure_nr(int root, const char *dir, const char *rel, const char *want)
+/* With readonly, a missing child tree is -ENODATA instead of a write. */
+static int ensure_nr(int root, const char *dir, const char *rel, const char *want, bool readonly)
 {
 	char path[512], cur[32];
 	int r;
@@ -22,6 +23,8 @@ static int ensure_nr(int root, const char *dir, const char *rel, const char *wan
 	/* Never rewrite an unchanged nr_*: that wipes its children. */
 	if (io_read(root, path, cur, sizeof(cur)) >= 0 && strcmp(cur, want) == 0)
 		return 0;
+	if (readonly)
+		return -ENODATA;
 	return io_write(root, path, want);
 }
 
@@ -47,7 +50,7 @@ static bool contains_word(const char *list, const char *word)
 	return false;
 }
 
-int features_probe(int root, const char *kd, struct damon_features *ret)
+static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 {
 	struct damon_features f = {};
 	char ctx[512], scheme[512], ops[IO_VALUE_MAX], path[512];
@@ -59,7 +62,7 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 		return 0;
 	}
 
-	r = ensure_nr(root, kd, "contexts/nr_contexts", "1");
+	r = ensure_nr(root, kd, "contexts/nr_contexts", "1", ro);
 	if (r < 0)
 		return r;
 	r = io_path(ctx, sizeof(ctx), "%s/contexts/0", kd);
@@ -77,7 +80,7 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 	f.addr_unit = exists_in(root, ctx, "addr_unit");
 	f.refresh_ms = exists_in(root, kd, "refresh_ms");
 
-	r = ensure_nr(root, ctx, "schemes/nr_schemes", "1");
+	r = ensure_nr(root, ctx, "schemes/nr_schemes", "1", ro);
 	if (r < 0)
 		return r;
 	r = io_path(scheme, sizeof(scheme), "%s/schemes/0", ctx);
@@ -92,7 +95,7 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 	f.filters = exists_in(root, scheme, "filters/nr_filters");
 
 	if (f.quota_goals) {
-		r = ensure_nr(root, scheme, "quotas/goals/nr_goals", "1");
+		r = ensure_nr(root, scheme, "quotas/goals/nr_goals", "1", ro);
 		if (r < 0)
 			return r;
 		f.goal_metric = exists_in(root, scheme, "quotas/goals/0/target_metric");
@@ -102,10 +105,8 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 	if (f.ops_filters || f.filters) {
 		const char *fdir = f.ops_filters ? "ops_filters" : "filters";
 
-		r = io_path(path, sizeof(path), "%s/%s/nr_filters", scheme, fdir);
-		if (r < 0)
-			return r;
-		r = io_write(root, path, "1");
+		r = ensure_nr(root, scheme, f.ops_filters ? "ops_filters/nr_filters" : "filters/nr_filters",
+			      "1", ro);
 		if (r < 0)
 			return r;
 		r = io_path(path, sizeof(path), "%s/%s/0/allow", scheme, fdir);
@@ -115,16 +116,33 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 		r = io_path(path, sizeof(path), "%s/%s/0/type", scheme, fdir);
 		if (r < 0)
 			return r;
-		/* Keyword probe: the only signal for filter types. */
-		r = io_write(root, path, "young");
-		if (r == 0)
-			f.young_filter = true;
-		else if (r != -EINVAL)
-			return r;
+		if (ro) {
+			/* A staged tree of ours shows what the kernel took. */
+			char v[32];
+
+			f.young_filter = io_read(root, path, v, sizeof(v)) >= 0 && strcmp(v, "young") == 0;
+		} else {
+			/* Keyword probe: the only signal for filter types. */
+			r = io_write(root, path, "young");
+			if (r == 0)
+				f.young_filter = true;
+			else if (r != -EINVAL)
+				return r;
+		}
 	}
 
 	*ret = f;
 	return 0;
+}
+
+int features_probe(int root, const char *kd, struct damon_features *ret)
+{
+	return probe(root, kd, false, ret);
+}
+
+int features_probe_readonly(int root, const char *kd, struct damon_features *ret)
+{
+	return probe(root, kd, true, ret);
 }
 
 int features_read_modules(int root, struct damon_modules *ret)

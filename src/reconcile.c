@@ -369,7 +369,12 @@ static int discover(struct reconciler *r, uint64_t now)
 	if (ret < 0 || r->state != RC_DISCOVER)
 		return ret == -EBUSY ? 0 : ret;
 
-	if (r->dry_run) {
+	if (r->dry_run && r->owns &&
+	    features_probe_readonly(r->root, DAMON_KDAMONDS "/0", &r->feat) == 0) {
+		/* Our kdamonds are staged: their files tell the features. */
+		fprintf(r->io.dry_run, "# dry run: kernel features read from our kdamond 0\n");
+		fprintf(r->io.dry_run, "write /" DAMON_KDAMONDS "/nr_kdamonds %u\n", want);
+	} else if (r->dry_run) {
 		/* Probing writes to DAMON sysfs; a dry run must not. */
 		struct damon_features all = {
 			.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,

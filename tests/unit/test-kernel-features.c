@@ -25,6 +25,15 @@ static void probe(enum fake_profile prof, struct damon_features *f)
 
 	assert_int_equal(io_write(root, "sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "1"), 0);
 	assert_int_equal(features_probe(root, KD0, f), 0);
+	/* The read-only probe (--dry-run) sees the same in a staged tree, and
+	 * refuses a tree that is not staged. */
+	struct damon_features ro;
+	unsigned writes = fake_damon_nr_writes(fd, "");
+	assert_int_equal(features_probe_readonly(root, KD0, &ro), 0);
+	assert_memory_equal(&ro, f, sizeof(ro));
+	assert_int_equal(fake_damon_nr_writes(fd, ""), writes);
+	assert_int_equal(io_write(root, KD0 "/contexts/nr_contexts", "0"), 0);
+	assert_int_equal(features_probe_readonly(root, KD0, &ro), -ENODATA);
 	close(root);
 	fake_damon_free(fd);
 	tu_rmtree(dir);

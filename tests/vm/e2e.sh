@@ -10,6 +10,9 @@
 # daemon's plan, and that after SIGTERM none of ours run and damon_stat is as
 # it was found.  --demo shows the same run as a live chart instead of a test.
 #
+# --guest SCRIPT runs another guest body (tests/vm/guest/*.sh) with the same
+# binaries; --append WORDS adds kernel command line words (key=value words
+# become the guest script's environment).
 # --config FILE runs with another config (for measurements; the test itself
 # uses the shipped defaults).
 # Env: DAMON_TIERD, WORKLOAD  binaries to put in the guest (default: build/)
@@ -22,6 +25,8 @@ duration=""
 timeout_s=900
 mode=test
 config=""
+guest=$here/guest/e2e-guest.sh
+extra_append=""
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) glob=${2:?}; shift 2 ;;
@@ -29,6 +34,8 @@ while [[ $# -gt 0 ]]; do
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--demo) mode=demo; shift ;;
 	--config) config=${2:?}; shift 2 ;;
+	--guest) guest=${2:?}; shift 2 ;;
+	--append) extra_append+=" ${2?}"; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "e2e: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -53,11 +60,11 @@ else
 	printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
 fi
 
-"$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$here/guest/e2e-guest.sh" \
+"$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest" \
 	"$daemon:/bin/damon-tierd" "$workload:/bin/workload" \
 	"$work/damon-tierd.conf:/etc/damon-tierd.conf" >/dev/null
 
-append="E2E_MODE=$mode"
+append="E2E_MODE=$mode$extra_append"
 [[ -n $duration ]] && append+=" E2E_DURATION=$duration"
 rc=0
 if [[ $mode == demo ]]; then
