@@ -69,6 +69,8 @@ struct reconciler {
 	bool owns;                 /* kdamonds [first, first+count) are ours */
 	struct owner_record rec;
 	bool paused_damon_stat;
+	bool adopting;             /* kdamonds of a previous run found running */
+	bool no_adopt;             /* they did not match: replace them */
 	int numa_balancing_saved;  /* mode we changed, to restore; -1 = untouched */
 	int numa_balancing_mode;   /* as found; -1 = unknown */
 

@@ -123,6 +123,23 @@ static void log_topology(const struct reconciler *r)
 		 line);
 }
 
+/* The record's kdamonds are exactly the ones wanted, all on with their pids. */
+static bool all_ours_running(struct reconciler *r, unsigned want)
+{
+	unsigned cur;
+
+	if (!r->owns || r->rec.first != 0 || r->rec.count != want ||
+	    damon_read_nr_kdamonds(&r->io, &cur) < 0 || cur != want)
+		return false;
+	for (unsigned i = 0; i < want; i++) {
+		struct kdamond_obs o;
+
+		if (damon_read_kdamond(&r->io, i, &o) < 0 || !o.on || o.pid != r->rec.pids[i])
+			return false;
+	}
+	return true;
+}
+
 /* Everything we must check before touching nr_kdamonds. */
 static int check_conflicts(struct reconciler *r, uint64_t now)
 {
@@ -369,7 +386,13 @@ static int discover(struct reconciler *r, uint64_t now)
 	if (ret < 0 || r->state != RC_DISCOVER)
 		return ret == -EBUSY ? 0 : ret;
 
-	if (r->dry_run && r->owns &&
+	if (!r->dry_run && !r->no_adopt && all_ours_running(r, want) &&
+	    features_probe_readonly(r->root, DAMON_KDAMONDS "/0", &r->feat) == 0) {
+		/* A previous run (crash, --once) left our kdamonds running: keep
+		 * them if the plan is still the same (checked in PLAN), so
+		 * tiering has no gap. */
+		r->adopting = true;
+	} else if (r->dry_run && r->owns &&
 	    features_probe_readonly(r->root, DAMON_KDAMONDS "/0", &r->feat) == 0) {
 		/* Our kdamonds are staged: their files tell the features. */
 		fprintf(r->io.dry_run, "# dry run: kernel features read from our kdamond 0\n");
@@ -575,6 +598,42 @@ static void apply(struct reconciler *r, uint64_t now)
 	}
 	status_ready("running");
 	status_set("running %u kdamonds", r->plan->nr_kdamonds);
+	r->state = RC_RUNNING;
+}
+
+/*
+ * Keep the kdamonds of a previous run if they run the plan we would write
+ * now (same hash, no drift); otherwise replace them from scratch.
+ */
+static void adopt(struct reconciler *r, uint64_t now)
+{
+	char what[512] = "";
+	int drift = 0;
+
+	r->adopting = false;
+	if (plan_hash(r->plan) == r->rec.plan_hash)
+		for (unsigned i = 0; i < r->plan->nr_kdamonds && drift == 0; i++)
+			drift = damon_check_drift(&r->io, r->rec.first + i, &r->plan->kd[i], what,
+						  sizeof(what));
+	if (plan_hash(r->plan) != r->rec.plan_hash || drift != 0) {
+		log_notice("kdamonds from a previous run do not match the current plan (%s); "
+			   "replacing them", drift ? what : "plan changed");
+		r->no_adopt = true;
+		r->state = RC_DISCOVER;
+		return;
+	}
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++)
+		r->samples[i].valid = false;
+	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
+		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
+	r->attempts = 0;
+	r->next_status_usec = now + r->cfg.status_interval_us;
+	if (r->once) {
+		finish(r, EXIT_OK);
+		return;
+	}
+	status_ready("running");
+	status_set("running %u kdamonds (adopted)", r->plan->nr_kdamonds);
 	r->state = RC_RUNNING;
 }
 
@@ -882,6 +941,8 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			}
 			log_plan(r, r->plan);
 			r->state = RC_APPLY;
+			if (r->adopting)
+				adopt(r, now);
 			break;
 		case RC_APPLY:
 			apply(r, now);

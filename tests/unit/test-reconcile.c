@@ -351,6 +351,72 @@ static void test_numa_balancing_tiering(void **state)
 	env_free(e);
 }
 
+/* SIGKILL: the next instance finds our kdamonds running, with the record. */
+static void crash_and_restart(struct env *e, const char *conf_extra)
+{
+	struct config c;
+	struct config_error err;
+	char text[512];
+
+	/* No teardown: the process just vanished. */
+	reconcile_free(&e->rc);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", e->state, conf_extra);
+	tu_write(e->state, "damon-tierd.conf", text);
+	assert_int_equal(config_load(e->conf, &c, &err), 0);
+	assert_int_equal(reconcile_init(&e->rc, e->root, e->conf, &c), 0);
+	e->rc.io.sleep_us = no_sleep;
+}
+
+static void test_restart_adopts_unchanged_plan(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	fake_damon_set_module(e->fd, "damon_stat", true);
+	run(e, 1);
+	int64_t p0 = fake_damon_pid(e->fd, 0), p1 = fake_damon_pid(e->fd, 1);
+	crash_and_restart(e, "");
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(tu_log_contains("adopted 2 running kdamonds from a previous run"));
+	/* No gap, no duplicates: same kdamonds, never restarted, never resized. */
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	assert_int_equal(fake_damon_count(e->fd, "off"), 0);
+	assert_int_equal(fake_damon_pid(e->fd, 0), p0);
+	assert_int_equal(fake_damon_pid(e->fd, 1), p1);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), 1);
+	/* damon_stat, paused by the crashed instance, is restored by this one. */
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
+	assert_string_equal(v, "Y");
+	free(v);
+	assert_false(fake_damon_running(e->fd, 0));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+static void test_restart_replaces_changed_plan(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	run(e, 1);
+	int64_t p0 = fake_damon_pid(e->fd, 0);
+	crash_and_restart(e, "[promote]\nused_goal = 80%\n");
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(tu_log_contains("do not match the current plan (plan changed); replacing them"));
+	assert_int_equal(fake_damon_count(e->fd, "on"), 4);
+	assert_true(fake_damon_pid(e->fd, 0) != p0);
+	assert_true(fake_damon_running(e->fd, 0) && fake_damon_running(e->fd, 1));
+	char *v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
+	assert_string_equal(v, "8000");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
 static void test_backoff(void **state)
 {
 	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
@@ -374,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),
+		cmocka_unit_test(test_restart_adopts_unchanged_plan),
+		cmocka_unit_test(test_restart_replaces_changed_plan),
 		cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
