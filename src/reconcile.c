@@ -77,8 +77,25 @@ void reconcile_request_stop(struct reconciler *r)
 	r->stop_requested = true;
 }
 
+static void stop_ours(struct reconciler *r);
+static void restore_damon_stat(struct reconciler *r);
+static void restore_numa_balancing(struct reconciler *r);
+
+/*
+ * Every way out but a successful --once (which leaves our kdamonds running
+ * on purpose) undoes what we changed, so that a refusal or a failure, also
+ * in the instance that restarts after a crash, leaves nothing paused.
+ */
 static void finish(struct reconciler *r, int exit_code)
 {
+	if (exit_code != EXIT_OK) {
+		stop_ours(r);
+		restore_damon_stat(r);
+		restore_numa_balancing(r);
+		if (r->owns && !r->dry_run)
+			(void)owner_remove(r->cfg.state_dir);
+		r->owns = false;
+	}
 	r->exit_code = exit_code;
 	r->state = RC_DONE;
 }
@@ -333,6 +350,14 @@ static int discover(struct reconciler *r, uint64_t now)
 	unsigned want;
 	int ret;
 
+	/* A record from an earlier run (crash, --once) makes those kdamonds
+	 * ours, and what it changed ours to restore. */
+	if (!r->owns && owner_load(r->cfg.state_dir, &rec) == 0) {
+		r->rec = rec;
+		r->owns = true;
+		r->paused_damon_stat = rec.paused_damon_stat;
+	}
+
 	ret = features_probe(r->root, NULL, &r->feat);
 	if (ret < 0)
 		return log_error_errno(ret, "cannot probe /" DAMON_ADMIN);
@@ -375,12 +400,6 @@ static int discover(struct reconciler *r, uint64_t now)
 		return 0;
 	}
 
-	/* A record from an earlier run (crash, --once) makes those kdamonds ours. */
-	if (!r->owns && owner_load(r->cfg.state_dir, &rec) == 0) {
-		r->rec = rec;
-		r->owns = true;
-		r->paused_damon_stat = rec.paused_damon_stat;
-	}
 
 	ret = check_conflicts(r, now);
 	if (ret < 0 || r->state != RC_DISCOVER)
@@ -584,7 +603,6 @@ static void apply(struct reconciler *r, uint64_t now)
 		if (ret < 0) {
 			log_error_errno(ret, "the kernel rejected kdamond %u (%s)", r->rec.first + i,
 					r->io.failed_path);
-			stop_ours(r);
 			finish(r, EXIT_FAILURE_RUNTIME);
 			return;
 		}
@@ -895,7 +913,7 @@ static void teardown(struct reconciler *r)
 		(void)owner_remove(r->cfg.state_dir);
 	r->owns = false;
 	log_info("stopped; no kdamond of ours is running");
-	finish(r, r->exit_code);
+	r->state = RC_DONE;
 }
 
 uint64_t reconcile_step(struct reconciler *r, uint64_t now)
@@ -934,8 +952,6 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			break;
 		case RC_PLAN:
 			if (build_plan(r, &r->cfg, r->plan) < 0) {
-				stop_ours(r);
-				restore_damon_stat(r);
 				finish(r, EXIT_USAGE);
 				break;
 			}

@@ -417,6 +417,26 @@ static void test_restart_replaces_changed_plan(void **state)
 	env_free(e);
 }
 
+static void test_refusal_after_crash_restores_damon_stat(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	fake_damon_set_module(e->fd, "damon_stat", true);
+	run(e, 1);
+	/* Crash; our kdamonds are stopped by hand and damon_reclaim enabled. */
+	crash_and_restart(e, "");
+	assert_int_equal(io_write(e->root, ADMIN "0/state", "off"), 0);
+	assert_int_equal(io_write(e->root, ADMIN "1/state", "off"), 0);
+	fake_damon_set_module(e->fd, "damon_reclaim", true);
+	run(e, 1);
+	assert_int_equal(e->rc.exit_code, EXIT_CONFLICT);
+	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
+	assert_string_equal(v, "Y");
+	free(v);
+	assert_false(tu_exists(e->state, "owner"));
+	env_free(e);
+}
+
 static void test_backoff(void **state)
 {
 	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
@@ -442,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_numa_balancing_tiering),
 		cmocka_unit_test(test_restart_adopts_unchanged_plan),
 		cmocka_unit_test(test_restart_replaces_changed_plan),
+		cmocka_unit_test(test_refusal_after_crash_restores_damon_stat),
 		cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
