@@ -52,6 +52,12 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n);
  * the tuning. */
 int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running);
 
+/* Stage (running) and commit: the way to change a running kdamond.  On
+ * failure the running kernel context is unchanged (the kernel tests a commit
+ * on a scratch context first); the staged files are then the caller's to
+ * restore. */
+int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
 /* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
 

@@ -64,6 +64,7 @@ struct reconciler {
 	struct damon_features feat;
 	struct damon_modules mods;
 	struct plan *plan;
+	uint64_t plan_mem_total[TOPO_MAX_NODES]; /* MemTotal per node when planned */
 
 	/* ownership */
 	bool owns;                 /* kdamonds [first, first+count) are ours */

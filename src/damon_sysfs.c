@@ -22,6 +22,7 @@ enum {
 	F_NR = 1 << 0,       /* nr_* file: write only when it differs */
 	F_TUNED = 1 << 1,    /* auto-tuned by the kernel: not rewritten while running, not drift */
 	F_FED = 1 << 2,      /* fed by the daemon every period: not drift */
+	F_REFRESH = 1 << 3,  /* refresh_ms: written last, after a commit if intervals change */
 };
 
 struct kd_file {
@@ -157,7 +158,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 		}
 	}
 	if (f->refresh_ms)
-		add(l, 0, u64s(b, kd->refresh_ms), "refresh_ms");
+		add(l, F_REFRESH, u64s(b, kd->refresh_ms), "refresh_ms");
 }
 
 #undef S
@@ -309,14 +310,44 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
 {
 	static struct kd_files l;
+	bool keep_tuned = false, hold_refresh = false;
 	char cur[64];
 	int r;
 
 	kd_files_build(idx, kd, &io->feat, &l);
+	if (running && kd->intervals_goal && !io->dry_run) {
+		char path[192];
+		uint64_t sample;
+
+		/* Without refresh_ms the files still hold what we wrote:
+		 * fetch the tuned values first, or the commit resets them. */
+		if (!(io->feat.refresh_ms && kd->refresh_ms)) {
+			r = damon_state_cmd(io, idx, "update_tuned_intervals");
+			if (r < 0)
+				return r;
+		}
+		snprintf(path, sizeof(path), "%s/contexts/0/monitoring_attrs/intervals/sample_us", l.dir);
+		/* Keep the tuning unless the new bounds exclude it (the kernel
+		 * would reject sample_us outside [min, max]). */
+		keep_tuned = io_read_u64(io->root, path, &sample) == 0 &&
+			     sample >= kd->ig_min_sample_us && sample <= kd->ig_max_sample_us;
+		/* The kernel's periodic refresh would overwrite the intervals
+		 * we stage before the commit reads them: pause it until
+		 * damon_commit() has committed. */
+		if (!keep_tuned && io->feat.refresh_ms) {
+			snprintf(path, sizeof(path), "%s/refresh_ms", l.dir);
+			r = write_retry(io, path, "0");
+			if (r < 0)
+				return r;
+			hold_refresh = true;
+		}
+	}
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
-		if (running && (e->flags & F_TUNED))
+		if (keep_tuned && (e->flags & F_TUNED))
+			continue;
+		if (hold_refresh && (e->flags & F_REFRESH))
 			continue;
 		/* Rewriting an unchanged nr_* would wipe its children. */
 		if ((e->flags & F_NR) && !io->dry_run &&
@@ -327,6 +358,27 @@ int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd
 			return r;
 	}
 	return 0;
+}
+
+int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	char path[160], v[32];
+	int r;
+
+	r = damon_stage(io, idx, kd, true);
+	if (r == 0)
+		r = damon_state_cmd(io, idx, "commit");
+	if (io->feat.refresh_ms) {
+		/* Whatever happened, refresh goes back on (it is read live). */
+		int q;
+
+		snprintf(path, sizeof(path), DAMON_KDAMONDS "/%u/refresh_ms", idx);
+		snprintf(v, sizeof(v), "%" PRIu64, kd->refresh_ms);
+		q = write_retry(io, path, v);
+		if (r == 0)
+			r = q;
+	}
+	return r;
 }
 
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)

@@ -80,6 +80,7 @@ void reconcile_request_stop(struct reconciler *r)
 static void stop_ours(struct reconciler *r);
 static void restore_damon_stat(struct reconciler *r);
 static void restore_numa_balancing(struct reconciler *r);
+static void check_topology(struct reconciler *r);
 
 /*
  * Every way out but a successful --once (which leaves our kdamonds running
@@ -718,7 +719,11 @@ static void observe(struct reconciler *r, uint64_t now)
 	bool need_repair = false;
 	int ret;
 
-	(void)topology_refresh_meminfo(r->root, r->topo);
+	if (topology_refresh_meminfo(r->root, r->topo) == 0) {
+		check_topology(r);
+		if (r->state != RC_RUNNING)
+			return;
+	}
 	ret = feed_goals(r, true);
 	if (ret < 0 && ratelimit_below(&drift_rl, now))
 		log_warning_errno(ret, "cannot feed the goal current values (%s)", r->io.failed_path);
@@ -793,9 +798,7 @@ static void repair(struct reconciler *r, uint64_t now)
 		}
 		if (damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what)) != 1)
 			continue;
-		ret = damon_stage(&r->io, idx, &r->plan->kd[i], true);
-		if (ret == 0)
-			ret = damon_state_cmd(&r->io, idx, "commit");
+		ret = damon_commit(&r->io, idx, &r->plan->kd[i]);
 		if (ret < 0) {
 			log_warning_errno(ret, "cannot re-commit kdamond %u (%s)", idx, r->io.failed_path);
 			failed = true;
@@ -834,73 +837,130 @@ static int load_new_config(struct reconciler *r, struct config *next)
 	return ret;
 }
 
-static void reload(struct reconciler *r, uint64_t now)
+/*
+ * Make np the running plan: commit online what changed when the set of
+ * kdamonds is the same, otherwise tear ours down and set up again.  A
+ * commit the kernel rejects keeps that kdamond's previous parameters (the
+ * kernel tests a commit on a scratch context first, so the running one is
+ * unchanged).  `why` prefixes the log lines ("reload", "memory hotplug").
+ * Takes ownership of np.
+ */
+static void switch_plan(struct reconciler *r, struct plan *np, const char *why)
 {
-	struct config next;
-	struct plan *np;
 	int ret;
 
-	status_reloading();
-	if (load_new_config(r, &next) < 0) {
-		status_ready("running (last reload rejected: invalid config)");
-		r->state = RC_RUNNING;
-		return;
-	}
-	np = malloc(sizeof(*np));
-	if (!np) {
-		log_error("reload: out of memory; the running configuration is kept");
-		status_ready("running");
-		r->state = RC_RUNNING;
-		return;
-	}
-	ret = build_plan(r, &next, np);
-	if (ret < 0) {
-		log_error("reload rejected, the running configuration is kept");
-		free(np);
-		status_ready("running (last reload rejected)");
-		r->state = RC_RUNNING;
-		return;
-	}
-	if (!plan_same_shape(np, r->plan) || strcmp(next.state_dir, r->cfg.state_dir) != 0) {
-		/* Other kdamonds: tear ours down and set up again. */
-		log_notice("reload changes the set of kdamonds; restarting ours");
+	if (!plan_same_shape(np, r->plan)) {
+		log_notice("%s changes the set of kdamonds; restarting ours", why);
 		stop_ours(r);
-		r->cfg = next;
 		free(np);
-		status_ready("running");
 		r->state = RC_DISCOVER;
 		return;
 	}
-	r->cfg = next;
 	for (unsigned i = 0; i < np->nr_kdamonds; i++) {
 		unsigned idx = r->rec.first + i;
 
 		if (plan_kdamond_equal(&np->kd[i], &r->plan->kd[i]))
 			continue;
 		np->kd[i].scheme.goal.current_value = r->plan->kd[i].scheme.goal.current_value;
-		ret = damon_stage(&r->io, idx, &np->kd[i], true);
-		if (ret == 0)
-			ret = damon_state_cmd(&r->io, idx, "commit");
+		ret = damon_commit(&r->io, idx, &np->kd[i]);
 		if (ret < 0) {
-			/* The kernel validates a commit on a test context
-			 * first, so the running one is unchanged; put the
-			 * staged files back to what runs. */
-			log_error_errno(ret, "reload: the kernel rejected the new parameters of kdamond "
-					"%u (%s); keeping the previous ones", idx, r->io.failed_path);
+			log_error_errno(ret, "%s: the kernel rejected the new parameters of kdamond %u "
+					"(%s); keeping the previous ones", why, idx, r->io.failed_path);
 			(void)damon_stage(&r->io, idx, &r->plan->kd[i], true);
 			np->kd[i] = r->plan->kd[i];
 			continue;
 		}
-		log_info("reload: committed new parameters to kdamond %u", idx);
+		log_info("%s: committed new parameters to kdamond %u", why, idx);
 	}
 	memcpy(r->plan, np, sizeof(*np));
 	free(np);
-	log_plan(r, r->plan);
 	save_record(r);
+	r->state = RC_RUNNING;
+}
+
+static void reload(struct reconciler *r, uint64_t now)
+{
+	struct config next;
+	struct plan *np;
+
+	status_reloading();
+	np = malloc(sizeof(*np));
+	if (!np || load_new_config(r, &next) < 0 || build_plan(r, &next, np) < 0) {
+		if (!np)
+			log_error("reload: out of memory; the running configuration is kept");
+		free(np);
+		status_ready("running (last reload rejected)");
+		r->state = RC_RUNNING;
+		return;
+	}
+	if (strcmp(next.state_dir, r->cfg.state_dir) != 0) {
+		/* The record moves: set up from scratch. */
+		stop_ours(r);
+		(void)owner_remove(r->cfg.state_dir);
+		r->owns = false;
+		np->nr_kdamonds = 0; /* forces the restart below */
+	}
+	r->cfg = next;
+	switch_plan(r, np, "reload");
+	if (r->state == RC_RUNNING)
+		log_plan(r, r->plan);
 	log_info("configuration reloaded from %s", r->config_path);
 	status_ready("running");
 	r->next_status_usec = now;
-	r->state = RC_RUNNING;
+}
+
+/*
+ * Memory hotplug changes a node's MemTotal (and block links): re-read the
+ * topology and switch to the new plan, regions committed online.
+ */
+static void check_topology(struct reconciler *r)
+{
+	struct topology *nt;
+	struct tier_map nm;
+	struct plan *np;
+	char err[512] = "";
+	bool changed = false;
+	int ret;
+
+	for (unsigned i = 0; i < r->topo->nr_nodes; i++)
+		if (r->topo->nodes[i].mem_total != r->plan_mem_total[i])
+			changed = true;
+	if (!changed)
+		return;
+	nt = malloc(sizeof(*nt));
+	np = malloc(sizeof(*np));
+	if (!nt || !np)
+		goto out;
+	ret = topology_read(r->root, nt, err, sizeof(err));
+	if (ret < 0) {
+		log_warning_errno(ret, "memory changed, but the topology cannot be read: %s", err);
+		goto out;
+	}
+	ret = tiers_build(nt, &nm, err, sizeof(err));
+	if (ret == -ENODEV) {
+		/* Our kdamonds would watch memory that is gone. */
+		log_notice("memory hotplug left nothing to tier (%s); stopping our kdamonds and exiting",
+			   err);
+		finish(r, EXIT_NOTHING_TO_TIER);
+		goto out;
+	}
+	if (ret < 0) {
+		log_warning_errno(ret, "memory changed, but the tiers cannot be rebuilt: %s", err);
+		goto remember;
+	}
+	memcpy(r->topo, nt, sizeof(*nt));
+	r->tiers = nm;
+	if (build_plan(r, &r->cfg, np) < 0)
+		goto remember;
+	log_notice("node memory changed (memory hotplug); re-planning");
+	switch_plan(r, np, "memory hotplug");
+	np = NULL;
+remember:
+	for (unsigned i = 0; i < r->topo->nr_nodes; i++)
+		r->plan_mem_total[i] = r->topo->nodes[i].mem_total;
+out:
+	free(nt);
+	free(np);
 }
 
 static void teardown(struct reconciler *r)
@@ -956,6 +1016,8 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 				break;
 			}
 			log_plan(r, r->plan);
+			for (unsigned i = 0; i < r->topo->nr_nodes; i++)
+				r->plan_mem_total[i] = r->topo->nodes[i].mem_total;
 			r->state = RC_APPLY;
 			if (r->adopting)
 				adopt(r, now);

@@ -243,6 +243,31 @@ static void test_kernel_rejects(void **state)
 	env_free(e);
 }
 
+static void test_commit_keeps_tuned_intervals(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct plan_kdamond kd = e->plan.kd[0];
+
+	assert_int_equal(damon_stage(&e->io, 0, &kd, false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	fake_damon_set_tuned_intervals(e->fd, 0, 80000, 1600000);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_tuned_intervals"), 0);
+	/* Within the bounds: the tuned values stay for the commit. */
+	assert_int_equal(damon_stage(&e->io, 0, &kd, true), 0);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
+	/* New bounds exclude it: the configured values are written. */
+	kd.ig_max_sample_us = 50000;
+	assert_int_equal(damon_stage(&e->io, 0, &kd, true), 0);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "5000");
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/aggr_us", "100000");
+	/* The kernel's refresh is held off until the commit... */
+	assert_file(e, KD0 "refresh_ms", "0");
+	assert_int_equal(damon_commit(&e->io, 0, &kd), 0);
+	/* ...and back on after it. */
+	assert_file(e, KD0 "refresh_ms", "1000");
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_ebusy_backoff),
 		cmocka_unit_test(test_dry_run_touches_nothing),
 		cmocka_unit_test(test_kernel_rejects),
+		cmocka_unit_test(test_commit_keeps_tuned_intervals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -437,6 +437,46 @@ static void test_refusal_after_crash_restores_damon_stat(void **state)
 	env_free(e);
 }
 
+static void test_memory_hotplug(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char *v, path[512];
+
+	run(e, 1);
+	unsigned commits = fake_damon_count(e->fd, "commit");
+	/* A 128 MiB block is added to node1 and onlined. */
+	tu_write(e->dir, "sys/devices/system/memory/memory8/state", "online");
+	tu_write(e->dir, "sys/devices/system/memory/memory8/phys_index", "00000008");
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node1/memory8", e->dir);
+	assert_int_equal(symlink("../../memory/memory8", path), 0);
+	v = tu_read(e->dir, "sys/devices/system/node/node1/meminfo");
+	char *p = strstr(v, "MemTotal:");
+	assert_non_null(p);
+	unsigned long long kb = strtoull(p + 9, NULL, 10);
+	char *mi;
+	assert_true(asprintf(&mi, "Node 1 MemTotal:       %llu kB\nNode 1 MemFree:        %llu kB\n"
+			     "Node 1 MemUsed:         0 kB\n", kb + 131072, kb + 131072) > 0);
+	tu_write(e->dir, "sys/devices/system/node/node1/meminfo", mi);
+	free(mi);
+	free(v);
+
+	tu_log_capture_start();
+	run(e, 1);
+	assert_true(tu_log_contains("node memory changed (memory hotplug); re-planning"));
+	assert_true(tu_log_contains("memory hotplug: committed new parameters to kdamond 1"));
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	v = tu_read(e->dir, ADMIN "1/contexts/0/targets/0/regions/0/end");
+	assert_string_equal(v, "1207959552"); /* 0x48000000 */
+	free(v);
+	/* The demote kdamond (node0) is unchanged. */
+	v = tu_read(e->dir, ADMIN "0/contexts/0/targets/0/regions/0/end");
+	assert_string_equal(v, "536870912");
+	free(v);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
 static void test_backoff(void **state)
 {
 	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
@@ -463,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_restart_adopts_unchanged_plan),
 		cmocka_unit_test(test_restart_replaces_changed_plan),
 		cmocka_unit_test(test_refusal_after_crash_restores_damon_stat),
+		cmocka_unit_test(test_memory_hotplug),
 		cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

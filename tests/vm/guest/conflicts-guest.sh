@@ -39,6 +39,15 @@ rd() {
 	done
 	return 1
 }
+# wr VALUE PATH: a write, retried while the kernel's refresh holds the lock (EBUSY).
+wr() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		echo "$1" 2>/dev/null >"$2" && return 0
+		sleep 0.1
+	done
+	echo "CONFLICT cannot write $1 to $2"
+	return 1
+}
 stat_enabled() { rd $STAT/enabled || echo absent; }
 # The DAMON kernel threads ("pid:comm" of every kdamond*); damon_stat's is
 # the only one while no sysfs kdamond runs (6.17 has no kdamond_pid for it).
@@ -171,11 +180,11 @@ fi
 echo "CONFLICT === b) a foreign kdamond runs before the daemon starts"
 # The foreign user needs damon_stat off too (its exclusive context blocks
 # every sysfs kdamond); this is the test's doing, not the daemon's.
-[ "$(stat_enabled)" = Y ] && echo N >$STAT/enabled
+[ "$(stat_enabled)" = Y ] && wr N $STAT/enabled
 i=0
 while [ "$(stat_enabled)" = Y ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
 ferr=0
-fw() { echo "$1" >"$2" || { echo "CONFLICT foreign: cannot write $1 to $2"; ferr=1; }; }
+fw() { wr "$1" "$2" || ferr=1; }
 fw 1 $ADMIN/nr_kdamonds
 K=$ADMIN/0
 fw 1 $K/contexts/nr_contexts
@@ -215,7 +224,7 @@ else
 	fi
 	check "b: damon_stat untouched ($stat_b)" eq "$(stat_enabled)" "$stat_b"
 
-	echo off >$K/state
+	wr off $K/state
 	echo "CONFLICT foreign kdamond turned off (state $(rd $K/state))"
 	wait_running 20
 	check "b: the daemon took over after the foreign kdamond stopped ($n kdamonds, $on on)" \
@@ -224,8 +233,8 @@ else
 	# Restart kdamond 1 behind the daemon's back: a new pid means it is not
 	# the daemon's any more, so SIGTERM must leave it on.
 	p1=$(rd $ADMIN/1/pid)
-	echo off >$ADMIN/1/state
-	echo on >$ADMIN/1/state
+	wr off $ADMIN/1/state
+	wr on $ADMIN/1/state
 	p1new=$(rd $ADMIN/1/pid)
 	echo "CONFLICT restarted kdamond 1 by hand: pid $p1 -> $p1new (state $(rd $ADMIN/1/state))"
 	stop_daemon
@@ -237,15 +246,15 @@ else
 	check "b: the log says it left kdamond 1 alone" has_log "kdamond 1 runs with pid $p1new, not our $p1; leaving it alone"
 	check "b: damon_stat untouched after exit ($stat_b)" eq "$(stat_enabled)" "$stat_b"
 	check "b: no ownership record left" no_record
-	echo off >$ADMIN/1/state
+	wr off $ADMIN/1/state
 fi
 # Back to the boot state: every kdamond off, damon_stat as at boot.
 k=0
 while [ $k -lt "$(nr_kdamonds)" ]; do
-	[ "$(rd $ADMIN/$k/state)" = on ] && echo off >$ADMIN/$k/state
+	[ "$(rd $ADMIN/$k/state)" = on ] && wr off $ADMIN/$k/state
 	k=$((k + 1))
 done
-[ "$stat_boot" = Y ] && echo Y >$STAT/enabled
+[ "$stat_boot" = Y ] && wr Y $STAT/enabled
 echo "CONFLICT restored: damon_stat enabled=$(stat_enabled), kdamonds on: $(all_off && echo 0 || echo "$on")"
 
 # ---------------------------------------------------------------------------
@@ -288,7 +297,7 @@ nb_run() {
 	wait_running 60
 	check "$1: daemon runs $n kdamonds with numa_balancing=$3" sh -c "[ $n -ge 2 ] && [ $on -eq $n ]"
 	check "$1: numa_balancing reads $4 while running (read $(rd $NB))" eq "$(rd $NB)" "$4"
-	check "$1: the log states demotion_enabled ($(rd $DEMOTION))" has_log "demotion_enabled"
+	check "$1: the log states $DEMOTION ($(rd $DEMOTION))" has_log "$DEMOTION"
 	stop_daemon
 	show_log
 	check "$1: exit 0 on SIGTERM (rc $drc)" eq $drc 0
