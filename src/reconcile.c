@@ -528,10 +528,11 @@ static void describe(const struct plan_kdamond *kd, char *buf, size_t size)
 {
 	const struct plan_scheme *s = &kd->scheme;
 
-	snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, goal %s %.2f%% on node%d, "
+	snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, goal %s%s %.2f%% on node%d, "
 			    "quota %" PRIu64 " MiB per %" PRIu64 " ms)",
 		 plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
 		 s->goal.enabled ? goal_metric_name(s->goal.user_metric) : "none",
+		 s->goal.metric == GOAL_USER_INPUT ? " (fed as user_input)" : "",
 		 s->goal.target_value / 100.0, s->goal.nid, s->quota_bytes >> 20, s->quota_reset_ms);
 }
 
