@@ -83,9 +83,10 @@ struct reconciler {
 	char blocked_reason[512];
 	int exit_code;
 	uint64_t next_status_usec;
-	struct status_sample samples[PLAN_MAX_KDAMONDS];
+	struct status_sample samples[PLAN_MAX_KDAMONDS];      /* previous period */
+	struct status_sample line_samples[PLAN_MAX_KDAMONDS]; /* previous status line */
 	struct scheme_stats stats[PLAN_MAX_KDAMONDS];
-	unsigned repairs;
+	uint64_t repairs, errors;
 };
 
 /* Set up with defaults; cfg is copied.  Returns 0 or -ENOMEM. */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * Status: sd_notify messages and the periodic per-boundary status line.
- * The rate computations are pure.
+ * Status: sd_notify messages, and a snapshot of what runs that is turned
+ * (purely) into the periodic log line, the runtime status files read by
+ * "damon-tierd status", and the Prometheus textfile.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "damon_sysfs.h"
 #include "plan.h"
@@ -17,9 +19,8 @@ void status_ready(const char *status);
 void status_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void status_reloading(void);
 void status_stopping(void);
-void status_errno(int err);
 
-/* Per kdamond counters remembered between two status lines. */
+/* Per kdamond counters remembered between two samples. */
 struct status_sample {
 	uint64_t sz_applied;
 	uint64_t at_usec;
@@ -30,12 +31,54 @@ struct status_sample {
  * went backwards, i.e. the kdamond was restarted). */
 double status_rate_mib_s(const struct status_sample *prev, const struct status_sample *cur);
 
-/*
- * Pure: one status line for the boundary whose demote kdamond is `demote`
- * and promote kdamond `promote` (either may be NULL).
- */
-int status_format_boundary(char *buf, size_t size, const struct numa_node *fast,
-			   const struct plan_kdamond *promote, const struct scheme_stats *pst,
-			   double promote_mib_s,
-			   const struct plan_kdamond *demote, const struct scheme_stats *dst,
-			   double demote_mib_s);
+/* One migration direction of a boundary. */
+struct status_direction {
+	bool present;
+	unsigned kdamond;          /* index under admin/kdamonds */
+	int64_t pid;
+	unsigned goal_bp;          /* effective goal (used for promote, free for demote) */
+	bool stats_valid;
+	uint64_t applied_bytes;    /* sz_applied since the kdamond started */
+	double mib_s;              /* since the previous sample */
+	uint64_t quota_bytes;      /* effective quota */
+	uint64_t sample_us;        /* tuned sampling interval */
+};
+
+/* A tier boundary: the fast node, its slow partner, both directions. */
+struct status_boundary {
+	int fast_nid, slow_nid;
+	uint64_t fast_total, fast_free;
+	struct status_direction promote, demote;
+};
+
+struct status_snapshot {
+	const char *state;          /* reconciler state name */
+	char detail[512];           /* why blocked, or "" */
+	uint64_t realtime_usec;
+	pid_t pid;
+	char features[512];
+	int numa_balancing;         /* -1 unknown */
+	bool damon_stat_paused;
+	unsigned nr_nodes;
+	struct {
+		int nid, rank;
+		bool has_cpu;
+		uint64_t total, free;
+	} nodes[TOPO_MAX_NODES];
+	unsigned nr_boundaries;
+	struct status_boundary b[PLAN_MAX_KDAMONDS];
+	uint64_t errors_total, repairs_total;
+};
+
+/* Pure: the log line of one boundary. */
+int status_format_line(const struct status_boundary *b, char *buf, size_t size);
+/* Pure: the human-readable summary ("damon-tierd status"). */
+int status_format_text(const struct status_snapshot *s, char *buf, size_t size);
+/* Pure: the same as JSON ("damon-tierd status --json"). */
+int status_format_json(const struct status_snapshot *s, char *buf, size_t size);
+/* Pure: node_exporter textfile, Prometheus naming conventions. */
+int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
+			     size_t size);
+
+/* Write text to path atomically (temp file + rename), with mode. */
+int status_write_file(const char *path, const char *text, mode_t mode);

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "log.h"
 #include "reconcile.h"
+#include "status_cmd.h"
 #include "sysfs_io.h"
 
 struct options {
@@ -29,6 +30,7 @@ struct options {
 static void help(void)
 {
 	printf("Usage: damon-tierd [OPTIONS]\n"
+	       "       damon-tierd status [--json] [--watch] [--config FILE]\n"
 	       "\n"
 	       "Self-tuned memory tiering with DAMON: discovers the memory tiers, starts a\n"
 	       "promote and a demote kdamond per tier boundary and supervises them.\n"
@@ -183,6 +185,9 @@ int main(int argc, char **argv)
 	struct loop l = { .rc = &rc };
 	sigset_t mask;
 	int root, lock_fd = -1, r, exit_code;
+
+	if (argc > 1 && strcmp(argv[1], "status") == 0)
+		return status_command(argc - 1, argv + 1, DEFAULT_CONFIG_PATH);
 
 	for (int i = 1; i < argc; i++)
 		if (strncmp(argv[i], "--config", 8) == 0 || strcmp(argv[i], "-c") == 0)

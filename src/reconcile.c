@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "reconcile.h"
@@ -81,6 +83,7 @@ static void stop_ours(struct reconciler *r);
 static void restore_damon_stat(struct reconciler *r);
 static void restore_numa_balancing(struct reconciler *r);
 static void check_topology(struct reconciler *r);
+static void publish(struct reconciler *r, uint64_t now, bool running);
 
 /*
  * Every way out but a successful --once (which leaves our kdamonds running
@@ -109,6 +112,7 @@ static void block(struct reconciler *r, uint64_t now)
 	log_warning("%s; retrying in %" PRIu64 " s", r->blocked_reason, d / USEC_PER_SEC);
 	status_set("blocked: %s", r->blocked_reason);
 	r->state = RC_BLOCKED;
+	publish(r, now, false);
 }
 
 static unsigned nr_wanted(const struct reconciler *r)
@@ -270,8 +274,9 @@ static void check_numa_balancing(struct reconciler *r)
 	if (r->cfg.numa_balancing != NUMAB_DISABLE_TIERING || r->dry_run) {
 		log_warning("NUMA balancing runs in tiering mode (/%s = %" PRId64 "): it promotes pages "
 			    "on its own and competes with DAMON's promotion; set numa_balancing = "
-			    "disable-tiering to let damon-tierd turn that mode off while it runs",
-			    NUMA_BALANCING, mode);
+			    "disable-tiering to let damon-tierd turn that mode off while it runs; "
+			    "reclaim-based demotion (/sys/kernel/mm/numa/demotion_enabled): %s",
+			    NUMA_BALANCING, mode, dem);
 		return;
 	}
 	snprintf(v, sizeof(v), "%" PRId64, mode & ~(int64_t)NUMA_BALANCING_MEMORY_TIERING);
@@ -281,8 +286,9 @@ static void check_numa_balancing(struct reconciler *r)
 		return;
 	}
 	r->numa_balancing_saved = (int)mode;
-	log_notice("NUMA balancing tiering mode turned off (/%s %" PRId64 " -> %s); restored on exit",
-		   NUMA_BALANCING, mode, v);
+	log_notice("NUMA balancing tiering mode turned off (/%s %" PRId64 " -> %s); restored on exit; "
+		   "reclaim-based demotion (/sys/kernel/mm/numa/demotion_enabled): %s",
+		   NUMA_BALANCING, mode, v, dem);
 }
 
 static void restore_numa_balancing(struct reconciler *r)
@@ -364,7 +370,7 @@ static int discover(struct reconciler *r, uint64_t now)
 		return log_error_errno(ret, "cannot probe /" DAMON_ADMIN);
 	if (!r->feat.sysfs) {
 		miss = features_missing(&r->feat);
-		log_error("this kernel has no %s: build it with %s (Linux %s or later)", miss->what,
+		log_error("this kernel lacks %s: build it with %s (Linux %s or later)", miss->what,
 			  miss->kconfig, miss->since);
 		finish(r, EXIT_KERNEL);
 		return 0;
@@ -459,7 +465,7 @@ static int discover(struct reconciler *r, uint64_t now)
 	}
 	miss = features_missing(&r->feat);
 	if (miss) {
-		log_error("this kernel has no %s: build it with %s (Linux %s or later)", miss->what,
+		log_error("this kernel lacks %s: build it with %s (Linux %s or later)", miss->what,
 			  miss->kconfig, miss->since);
 		finish(r, EXIT_KERNEL);
 		return 0;
@@ -557,6 +563,7 @@ static int start_one(struct reconciler *r, unsigned i, bool log_start)
 	}
 	r->rec.pids[i] = o.pid;
 	r->samples[i].valid = false;
+	r->line_samples[i].valid = false;
 	describe(kd, desc, sizeof(desc));
 	snprintf(f1, sizeof(f1), "DAMON_TIERD_KDAMOND=%u", idx);
 	snprintf(f2, sizeof(f2), "DAMON_TIERD_ROLE=%s", plan_role_name(kd->role));
@@ -643,7 +650,7 @@ static void adopt(struct reconciler *r, uint64_t now)
 		return;
 	}
 	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++)
-		r->samples[i].valid = false;
+		r->samples[i].valid = r->line_samples[i].valid = false;
 	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
 	r->attempts = 0;
@@ -657,61 +664,140 @@ static void adopt(struct reconciler *r, uint64_t now)
 	r->state = RC_RUNNING;
 }
 
-static void status_lines(struct reconciler *r, uint64_t now)
+/* Pair each demote kdamond with the promote kdamond of the same two nodes. */
+static void snapshot_boundaries(struct reconciler *r, struct status_snapshot *s, const double *rate,
+				const bool *have)
 {
-	struct plan *p = r->plan;
+	const struct plan *p = r->plan;
 	bool done[PLAN_MAX_KDAMONDS] = {};
-	struct status_sample cur[PLAN_MAX_KDAMONDS] = {};
-	double rate[PLAN_MAX_KDAMONDS] = {};
-	bool have[PLAN_MAX_KDAMONDS] = {};
 
 	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
-		bool refresh = !(r->feat.refresh_ms && p->kd[i].refresh_ms > 0);
-
-		if (damon_read_stats(&r->io, r->rec.first + i, p->kd[i].intervals_goal, refresh,
-				     &r->stats[i]) < 0)
-			continue;
-		have[i] = true;
-		cur[i] = (struct status_sample){ .sz_applied = r->stats[i].sz_applied,
-						 .at_usec = now, .valid = true };
-		rate[i] = status_rate_mib_s(&r->samples[i], &cur[i]);
-		r->samples[i] = cur[i];
-	}
-	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
-		const struct plan_kdamond *dm = NULL, *pm = NULL;
-		unsigned di = 0, pi = 0;
-		char line[512];
-		int fast;
+		struct status_boundary *b = &s->b[s->nr_boundaries];
+		int pair[2] = { -1, -1 }; /* promote, demote */
+		const struct numa_node *n;
 
 		if (done[i])
 			continue;
 		done[i] = true;
-		if (p->kd[i].role == ROLE_DEMOTE) {
-			dm = &p->kd[i], di = i;
-			fast = dm->from_nid;
-			for (unsigned j = 0; j < p->nr_kdamonds; j++)
-				if (!done[j] && p->kd[j].role == ROLE_PROMOTE &&
-				    p->kd[j].from_nid == dm->to_nid && p->kd[j].to_nid == fast) {
-					pm = &p->kd[j], pi = j, done[j] = true;
-					break;
-				}
-		} else {
-			pm = &p->kd[i], pi = i;
-			fast = pm->to_nid;
+		pair[p->kd[i].role == ROLE_PROMOTE ? 0 : 1] = (int)i;
+		for (unsigned j = 0; j < p->nr_kdamonds; j++)
+			if (!done[j] && p->kd[j].role != p->kd[i].role &&
+			    p->kd[j].from_nid == p->kd[i].to_nid && p->kd[j].to_nid == p->kd[i].from_nid) {
+				pair[p->kd[j].role == ROLE_PROMOTE ? 0 : 1] = (int)j;
+				done[j] = true;
+				break;
+			}
+		memset(b, 0, sizeof(*b));
+		b->fast_nid = pair[0] >= 0 ? p->kd[pair[0]].to_nid : p->kd[pair[1]].from_nid;
+		b->slow_nid = pair[0] >= 0 ? p->kd[pair[0]].from_nid : p->kd[pair[1]].to_nid;
+		n = topology_node(r->topo, b->fast_nid);
+		if (n) {
+			b->fast_total = n->mem_total;
+			b->fast_free = n->mem_free;
 		}
-		const struct numa_node *n = topology_node(r->topo, fast);
-		if (!n)
-			continue;
-		if (status_format_boundary(line, sizeof(line), n, pm, pm && have[pi] ? &r->stats[pi] : NULL,
-					   pm ? rate[pi] : 0, dm, dm && have[di] ? &r->stats[di] : NULL,
-					   dm ? rate[di] : 0) == 0) {
-			char f1[48];
+		for (int k = 0; k < 2; k++) {
+			struct status_direction *d = k == 0 ? &b->promote : &b->demote;
+			int j = pair[k];
 
-			snprintf(f1, sizeof(f1), "DAMON_TIERD_FAST_NODE=%d", fast);
-			log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=status", f1, NULL },
-				 "%s", line);
+			if (j < 0)
+				continue;
+			d->present = true;
+			d->kdamond = r->rec.first + (unsigned)j;
+			d->pid = r->rec.pids[j];
+			d->goal_bp = (unsigned)p->kd[j].scheme.goal.target_value;
+			d->stats_valid = have[j];
+			d->applied_bytes = r->stats[j].sz_applied;
+			d->mib_s = rate[j];
+			d->quota_bytes = r->stats[j].effective_bytes;
+			d->sample_us = r->stats[j].sample_us;
+		}
+		s->nr_boundaries++;
+	}
+}
+
+/*
+ * Every period: refresh the stats, publish the status files, and at the
+ * status interval log one line per boundary (rates since the last line).
+ */
+static void publish(struct reconciler *r, uint64_t now, bool running)
+{
+	static struct status_snapshot s;
+	static char buf[16384];
+	double rate[PLAN_MAX_KDAMONDS] = {0}, line_rate[PLAN_MAX_KDAMONDS] = {0};
+	bool have[PLAN_MAX_KDAMONDS] = {0};
+	bool line = running && now >= r->next_status_usec;
+	struct timespec ts;
+	char path[300];
+
+	memset(&s, 0, sizeof(s));
+	s.state = rc_state_name(r->state);
+	if (r->state == RC_BLOCKED)
+		snprintf(s.detail, sizeof(s.detail), "%s", r->blocked_reason);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s.realtime_usec = (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+	s.pid = getpid();
+	features_format(&r->feat, s.features, sizeof(s.features));
+	s.numa_balancing = r->numa_balancing_mode;
+	s.damon_stat_paused = r->paused_damon_stat;
+	s.repairs_total = r->repairs;
+	s.errors_total = r->errors;
+	for (unsigned i = 0; i < r->topo->nr_nodes && i < TOPO_MAX_NODES; i++) {
+		if (r->tiers.rank[i] < 0)
+			continue;
+		s.nodes[s.nr_nodes].nid = r->topo->nodes[i].nid;
+		s.nodes[s.nr_nodes].rank = r->tiers.rank[i];
+		s.nodes[s.nr_nodes].has_cpu = r->topo->nodes[i].has_cpu;
+		s.nodes[s.nr_nodes].total = r->topo->nodes[i].mem_total;
+		s.nodes[s.nr_nodes].free = r->topo->nodes[i].mem_free;
+		s.nr_nodes++;
+	}
+	for (unsigned i = 0; running && i < r->plan->nr_kdamonds; i++) {
+		bool refresh = !(r->feat.refresh_ms && r->plan->kd[i].refresh_ms > 0);
+		struct status_sample cur;
+
+		if (damon_read_stats(&r->io, r->rec.first + i, r->plan->kd[i].intervals_goal, refresh,
+				     &r->stats[i]) < 0) {
+			r->errors++;
+			continue;
+		}
+		have[i] = true;
+		cur = (struct status_sample){ .sz_applied = r->stats[i].sz_applied, .at_usec = now,
+					      .valid = true };
+		rate[i] = status_rate_mib_s(&r->samples[i], &cur);
+		r->samples[i] = cur;
+		if (line) {
+			line_rate[i] = status_rate_mib_s(&r->line_samples[i], &cur);
+			r->line_samples[i] = cur;
 		}
 	}
+	if (running)
+		snapshot_boundaries(r, &s, rate, have);
+
+	if (line) {
+		for (unsigned i = 0; i < s.nr_boundaries; i++) {
+			struct status_boundary lb = s.b[i];
+			char text[512], f1[48];
+
+			/* The log line reports the rates since the previous line. */
+			lb.promote.mib_s = lb.promote.present ? line_rate[lb.promote.kdamond - r->rec.first] : 0;
+			lb.demote.mib_s = lb.demote.present ? line_rate[lb.demote.kdamond - r->rec.first] : 0;
+			if (status_format_line(&lb, text, sizeof(text)) < 0)
+				continue;
+			snprintf(f1, sizeof(f1), "DAMON_TIERD_FAST_NODE=%d", lb.fast_nid);
+			log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=status", f1, NULL },
+				 "%s", text);
+		}
+		r->next_status_usec = now + r->cfg.status_interval_us;
+	}
+
+	if (r->dry_run)
+		return;
+	snprintf(path, sizeof(path), "%s/status.json", r->cfg.state_dir);
+	if (status_format_json(&s, buf, sizeof(buf)) == 0)
+		(void)status_write_file(path, buf, 0644);
+	snprintf(path, sizeof(path), "%s/status.txt", r->cfg.state_dir);
+	if (status_format_text(&s, buf, sizeof(buf)) == 0)
+		(void)status_write_file(path, buf, 0644);
 }
 
 /* One period of RUNNING: observe, compare, and decide whether to repair. */
@@ -736,6 +822,7 @@ static void observe(struct reconciler *r, uint64_t now)
 
 		ret = damon_read_kdamond(&r->io, idx, &o);
 		if (ret < 0) {
+			r->errors++;
 			if (ratelimit_below(&drift_rl, now))
 				log_warning_errno(ret, "cannot read %s", r->io.failed_path);
 			continue;
@@ -766,10 +853,7 @@ static void observe(struct reconciler *r, uint64_t now)
 	}
 	if (need_repair)
 		r->state = RC_REPAIR;
-	if (now >= r->next_status_usec) {
-		status_lines(r, now);
-		r->next_status_usec = now + r->cfg.status_interval_us;
-	}
+	publish(r, now, true);
 }
 
 static void repair(struct reconciler *r, uint64_t now)
@@ -810,6 +894,7 @@ static void repair(struct reconciler *r, uint64_t now)
 	r->repairs++;
 	save_record(r);
 	if (failed) {
+		r->errors++;
 		r->attempts++;
 		r->blocked_until_usec = now + reconcile_backoff_usec(r->attempts);
 	} else {

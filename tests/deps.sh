@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(meson ninja-build pkg-config gcc clang libnuma-dev libsystemd-dev libinih-dev
-      libcmocka-dev valgrind qemu-system-x86 busybox-static cpio zstd xz-utils
+      libcmocka-dev valgrind qemu-system-x86 busybox-static cpio zstd xz-utils socat
       libclang-rt-14-dev)
 
 missing=()

@@ -108,10 +108,19 @@ for _ in $(seq 100); do grep -q "not started by damon-tierd" "$tmp/first.err" &&
 expect_in foreign-kdamond "$tmp/first.err" "kdamond 0 (pid 4242) is running and was not started by damon-tierd"
 check second-instance 5 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --foreground
 expect_in second-instance-msg "$tmp/err" "another damon-tierd is running"
+# "damon-tierd status" reads the published status files, no root or sysfs needed.
+check status-running 0 "$bin" status --config "$tmp/ok.conf"
+expect_in status-state "$tmp/out" "): blocked: kdamond 0 (pid 4242) is running"
+expect_in status-fresh "$tmp/out" "updated "
+check status-json 0 "$bin" status --json --config "$tmp/ok.conf"
+expect_in status-json-state "$tmp/out" '"state":"blocked"'
+check status-bad-arg 2 "$bin" status --frobnicate
 kill -TERM "$first"
 wait "$first" && st=0 || st=$?
 if [[ $st == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL sigterm exit $st"; fi
 expect_in foreign-untouched "$r/sys/kernel/mm/damon/admin/kdamonds/0/state" "on"
+check status-stopped 1 "$bin" status --config "$tmp/ok.conf"
+expect_in status-stopped-msg "$tmp/out" "damon-tierd is not running"
 
 echo "$pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The status formats are pure: a snapshot in, text out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "status.h"
+#include "testutil.h"
+
+#define MiB (1024ull * 1024)
 
 static void test_rates(void **state)
 {
@@ -21,24 +27,106 @@ static void test_rates(void **state)
 	assert_true(status_rate_mib_s(&b, &a) == 0.0);
 }
 
+static void fill(struct status_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->state = "running";
+	s->pid = 42;
+	snprintf(s->features, sizeof(s->features), "paddr migrate node_mem_goals");
+	s->numa_balancing = 1;
+	s->damon_stat_paused = true;
+	s->nr_nodes = 2;
+	s->nodes[0].nid = 0, s->nodes[0].rank = 0, s->nodes[0].has_cpu = true;
+	s->nodes[0].total = 1000 * MiB, s->nodes[0].free = 100 * MiB;
+	s->nodes[1].nid = 1, s->nodes[1].rank = 1;
+	s->nodes[1].total = 2000 * MiB, s->nodes[1].free = 1500 * MiB;
+	s->nr_boundaries = 1;
+	struct status_boundary *b = &s->b[0];
+	b->fast_nid = 0, b->slow_nid = 1, b->fast_total = 1000 * MiB, b->fast_free = 100 * MiB;
+	b->promote = (struct status_direction){ .present = true, .kdamond = 1, .pid = 156,
+						.goal_bp = 9014, .stats_valid = true,
+						.applied_bytes = 64 * MiB, .mib_s = 1.5,
+						.quota_bytes = 3 * MiB, .sample_us = 5000 };
+	b->demote = (struct status_direction){ .present = true, .kdamond = 0, .pid = 155,
+					       .goal_bp = 1006, .stats_valid = true,
+					       .applied_bytes = 100 * MiB, .mib_s = 0.25,
+					       .quota_bytes = 4096, .sample_us = 20000 };
+	s->repairs_total = 3;
+	s->errors_total = 1;
+}
+
 static void test_line(void **state)
 {
-	struct numa_node n = { .nid = 0, .mem_total = 1000 << 20, .mem_free = 100 << 20 };
-	struct plan_kdamond p = { .role = ROLE_PROMOTE, .from_nid = 1, .to_nid = 0 };
-	struct plan_kdamond d = { .role = ROLE_DEMOTE, .from_nid = 0, .to_nid = 1 };
-	struct scheme_stats ps = { .effective_bytes = 3 << 20, .sample_us = 5000 };
-	struct scheme_stats ds = { .effective_bytes = 4096, .sample_us = 20000 };
+	struct status_snapshot s;
 	char buf[512];
 
-	p.scheme.goal.target_value = 9014;
-	d.scheme.goal.target_value = 1006;
-	assert_int_equal(status_format_boundary(buf, sizeof(buf), &n, &p, &ps, 1.5, &d, &ds, 0.25), 0);
+	fill(&s);
+	assert_int_equal(status_format_line(&s.b[0], buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "node0 used 90.0%: promoted 1.50 MiB/s (from node1, used goal 90.14%), "
 				 "demoted 0.25 MiB/s (to node1, free goal 10.06%); effective quota promote "
 				 "3.0MiB demote 4.0KiB; sampling promote 5.0ms demote 20.0ms");
-	assert_int_equal(status_format_boundary(buf, 20, &n, &p, &ps, 1.5, &d, &ds, 0.25), -ENOBUFS);
-	assert_int_equal(status_format_boundary(buf, sizeof(buf), &n, NULL, NULL, 0, &d, NULL, 0), 0);
+	assert_int_equal(status_format_line(&s.b[0], buf, 20), -ENOBUFS);
+	s.b[0].promote.present = false;
+	s.b[0].demote.stats_valid = false;
+	assert_int_equal(status_format_line(&s.b[0], buf, sizeof(buf)), 0);
 	assert_non_null(strstr(buf, "promote - demote -"));
+}
+
+static void test_text_and_json(void **state)
+{
+	struct status_snapshot s;
+	char buf[8192];
+
+	fill(&s);
+	assert_int_equal(status_format_text(&s, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "damon-tierd (pid 42): running\n"));
+	assert_non_null(strstr(buf, "node1  tier 1 (CPU-less)  2000 MiB, 25.0% used"));
+	assert_non_null(strstr(buf, "promote kdamond 1 (pid 156): goal used 90.14%, moved 64.0MiB"));
+	assert_non_null(strstr(buf, "damon_stat paused by damon-tierd"));
+
+	snprintf(s.detail, sizeof(s.detail), "kdamond 0 (pid 7) is \"foreign\"");
+	assert_int_equal(status_format_json(&s, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\"detail\":\"kdamond 0 (pid 7) is \\\"foreign\\\"\""));
+	assert_non_null(strstr(buf, "\"promote\":{\"kdamond\":1,\"pid\":156,\"goal_bp\":9014"));
+	assert_non_null(strstr(buf, "\"boundaries\":[{\"fast_node\":0,\"slow_node\":1"));
+	assert_int_equal(status_format_json(&s, buf, 100), -ENOBUFS);
+}
+
+static void test_prometheus(void **state)
+{
+	struct status_snapshot s;
+	char buf[8192];
+
+	fill(&s);
+	assert_int_equal(status_format_prometheus(&s, "1.2.3", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "damon_tierd_build_info{version=\"1.2.3\"} 1\n"));
+	assert_non_null(strstr(buf, "# TYPE damon_tierd_migrated_bytes_total counter\n"));
+	assert_non_null(strstr(buf, "damon_tierd_migrated_bytes_total{direction=\"promote\",node=\"1\"} 67108864\n"));
+	assert_non_null(strstr(buf, "damon_tierd_migrated_bytes_total{direction=\"demote\",node=\"0\"} 104857600\n"));
+	assert_non_null(strstr(buf, "damon_tierd_node_used_ratio{node=\"0\"} 0.9000\n"));
+	assert_non_null(strstr(buf, "damon_tierd_goal_ratio{goal=\"free\",node=\"0\"} 0.1006\n"));
+	assert_non_null(strstr(buf, "damon_tierd_effective_quota_bytes{direction=\"promote\",node=\"1\"} 3145728\n"));
+	assert_non_null(strstr(buf, "damon_tierd_errors_total 1\n"));
+	assert_non_null(strstr(buf, "damon_tierd_running 1\n"));
+}
+
+static void test_atomic_write(void **state)
+{
+	char *dir = tu_mkdtemp(), path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/x.prom", dir);
+	assert_int_equal(status_write_file(path, "a 1\n", 0644), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	char *v = tu_read(dir, "x.prom");
+	assert_string_equal(v, "a 1");
+	free(v);
+	assert_false(tu_exists(dir, "x.prom.tmp"));
+	snprintf(path, sizeof(path), "%s/missing-dir/x.prom", dir);
+	assert_int_equal(status_write_file(path, "a 1\n", 0644), -ENOENT);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 int main(void)
@@ -46,6 +134,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_text_and_json),
+		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,11 @@
 #   --mem-node0 SIZE     node 0 memory (default 512M; suffix M or G)
 #   --mem-node1 SIZE     node 1 memory (default 512M)
 #   --smp N              CPUs, all on node 0 (default 2)
+#   --maxmem SIZE        room for memory hotplug: "-m <total>,slots=N,maxmem=SIZE"
+#                        (the two node backends stay as they are); needs --slots
+#   --slots N            hotplug slots (DIMMs) for --maxmem (default 2)
+#   --monitor SOCK       QEMU human monitor on the unix socket SOCK (server,
+#                        nowait), e.g. for object_add / device_add pc-dimm
 #   --kaslr              keep KASLR (default: "nokaslr" is added, so that the
 #                        kernel image always sits low in node 0 and the
 #                        per-node free memory is the same on every boot)
@@ -46,6 +51,9 @@ timeout_s=300
 mem0=512M
 mem1=512M
 smp=2
+maxmem=""
+slots=2
+monitor=""
 kaslr=0
 log=""
 qemu_extra=()
@@ -58,6 +66,9 @@ while [[ $# -gt 0 ]]; do
 	--mem-node0) mem0=${2:?}; shift 2 ;;
 	--mem-node1) mem1=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--maxmem) maxmem=${2:?}; shift 2 ;;
+	--slots) slots=${2:?}; shift 2 ;;
+	--monitor) monitor=${2:?}; shift 2 ;;
 	--kaslr) kaslr=1; shift ;;
 	--log) log=${2:?}; shift 2 ;;
 	--qemu-arg) qemu_extra+=("${2?}"); shift 2 ;;
@@ -70,6 +81,7 @@ done
 [[ -r $initrd ]] || die "cannot read initrd $initrd"
 [[ $timeout_s =~ ^[0-9]+$ ]] || die "bad --timeout $timeout_s"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
+[[ $slots =~ ^[1-9][0-9]*$ ]] || die "bad --slots $slots"
 
 to_mib() {
 	local s=$1
@@ -86,6 +98,12 @@ to_mib() {
 m0=$(to_mib "$mem0")
 m1=$(to_mib "$mem1")
 total=$((m0 + m1))
+mem_opt="${total}M"
+if [[ -n $maxmem ]]; then
+	mx=$(to_mib "$maxmem")
+	((mx > total)) || die "--maxmem $maxmem must be above the boot memory (${total}M)"
+	mem_opt+=",slots=$slots,maxmem=${mx}M"
+fi
 
 qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null || die "$qemu not found (install qemu-system-x86)"
@@ -96,7 +114,7 @@ cmdline+=$append
 
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 args=(
-	-accel tcg -cpu max -smp "$smp" -m "${total}M"
+	-accel tcg -cpu max -smp "$smp" -m "$mem_opt"
 	-machine q35,hmat=on
 	-nographic -no-reboot -nic none
 	-object "memory-backend-ram,id=mem0,size=${m0}M"
@@ -115,6 +133,7 @@ args=(
 	-append "$cmdline"
 	"${qemu_extra[@]}"
 )
+[[ -n $monitor ]] && args+=(-monitor "unix:$monitor,server,nowait")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/run-vm.XXXXXX")
 qpid=""
