@@ -1,10 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * /etc/damon-tierd.conf: an INI file parsed with inih against a table of
- * keys, each with a validator.  config_init() sets every default first;
- * config_load() parses into the caller's fresh struct, so a reload never
- * touches the running config unless the whole file is valid.
+ * /etc/damon-tierd.conf and its drop-ins: INI files parsed with inih against
+ * a table of keys, each with a validator.  config_init() sets every default
+ * first; config_load*() parse into a private struct and copy it to the
+ * caller's only when everything is valid, so a reload never touches the
+ * running config unless every file is valid.
+ *
+ * Where the files are (config_load_sources(), systemd's rules, see
+ * systemd.unit(5) and e.g. journald.conf(5)):
+ *   - the main file is the first that exists of /etc/damon-tierd.conf,
+ *     /run/damon-tierd.conf, /usr/local/lib/damon-tierd.conf and
+ *     /usr/lib/damon-tierd.conf (the vendor default);
+ *   - then the drop-ins, files named *.conf in /etc/damon-tierd.conf.d/,
+ *     /run/damon-tierd.conf.d/, /usr/local/lib/damon-tierd.conf.d/ and
+ *     /usr/lib/damon-tierd.conf.d/: a name in an earlier directory hides the
+ *     same name in later ones, and the remaining files are applied in the
+ *     lexical order of their names, whatever their directory;
+ *   - a drop-in that is a symlink to /dev/null (or empty) masks that name;
+ *   - a key assigned twice in one file is an error, across files the later
+ *     assignment wins.
+ * With --config FILE, FILE is the only main file (it must exist) and FILE.d/
+ * the only drop-in directory: an explicit file replaces the search path, as
+ * with systemd-tmpfiles or systemd-sysusers given a file.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,6 +138,48 @@ int config_load(const char *path, struct config *ret, struct config_error *err);
 int config_load_string(const char *text, const char *name, struct config *ret,
 		       struct config_error *err);
 
+/* Where to look (see the top of this file). */
+struct config_sources {
+	/* Prefix of every path of the search path: NULL or "/" in production,
+	 * a temporary directory in tests.  Symlinks are not resolved inside it:
+	 * it is a test aid, not a chroot. */
+	const char *root;
+	/* --config FILE: the only main file (not prefixed with root), FILE.d/
+	 * the only drop-in directory.  NULL: the search path. */
+	const char *main_file;
+};
+
+/* Paths of sources are at most this long (including the NUL), so that
+ * errors and origins can name them whole. */
+#define CONFIG_PATH_MAX 256
+
+/* Where a key's effective value comes from: file "" and line 0 for the
+ * built-in default. */
+struct config_origin {
+	char file[CONFIG_PATH_MAX];
+	unsigned line;
+};
+
+struct config_origins {
+	struct config_origin key[_CONFIG_KEY_MAX];   /* indexed by enum config_key */
+	char main_file[CONFIG_PATH_MAX];             /* "" if none was found (or masked) */
+	unsigned nr_dropins;                         /* drop-ins read, masked ones not counted */
+};
+
+/*
+ * Find, parse and merge the main file and the drop-ins of `src` (NULL: the
+ * production search path), then config_validate() the result.  Nothing found
+ * is all defaults and returns 0.  -ENOENT only for a missing src->main_file;
+ * -EINVAL with *err naming file:line for the first bad line or value in any
+ * file, or a failed cross-key check (at the key assigned last, in the file
+ * that assigned it), or a bad source (a drop-in that is a directory, a path
+ * longer than CONFIG_PATH_MAX); -EFBIG for a file above 1 MiB; another -errno
+ * with *err naming the path if a file or directory cannot be read.  *ret and
+ * *ret_origins (may be NULL) are only written on success; err may be NULL.
+ */
+int config_load_sources(const struct config_sources *src, struct config *ret,
+			struct config_origins *ret_origins, struct config_error *err);
+
 /* Every key's range, then the cross-key checks (min <= max, sample <= aggr,
  * ...; see conf/damon-tierd.conf).  0 or -EINVAL + err (line 0). */
 int config_validate(const struct config *c, struct config_error *err);
@@ -128,6 +188,12 @@ int config_validate(const struct config *c, struct config_error *err);
  * key in table order, values in units the file accepts back (200MiB, 5ms).
  * 0, or -ENOBUFS if size is too small (buf then holds a truncated text). */
 int config_format(const struct config *c, char *buf, size_t size);
+
+/* Same, each line followed by the key's origin, aligned:
+ * "quota.size = 1GiB    # /etc/damon-tierd.conf.d/10-quota.conf:3" or
+ * "... # default".  origins NULL: like config_format().  0 or -ENOBUFS. */
+int config_format_sources(const struct config *c, const struct config_origins *origins,
+			  char *buf, size_t size);
 
 /* Each table row, for documentation tests: section, key, default text.
  * The array is indexed by enum config_key. */

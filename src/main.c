@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 		return status_command(argc - 1, argv + 1, DEFAULT_CONFIG_PATH);
 
 	for (int i = 1; i < argc; i++)
-		if (strncmp(argv[i], "--config", 8) == 0 || strcmp(argv[i], "-c") == 0)
+		if (strncmp(argv[i], "--config", 8) == 0 || strncmp(argv[i], "-c", 2) == 0)
 			explicit_config = true;
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;

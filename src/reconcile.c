@@ -1098,7 +1098,7 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			break;
 		case RC_PLAN:
 			if (build_plan(r, &r->cfg, r->plan) < 0) {
-				finish(r, EXIT_USAGE);
+				finish(r, EXIT_FAILURE_RUNTIME);
 				break;
 			}
 			log_plan(r, r->plan);
@@ -1122,7 +1122,8 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			repair(r, now);
 			return r->attempts ? r->blocked_until_usec - now : r->cfg.interval_us;
 		case RC_BLOCKED:
-			if (r->once) {
+			/* --once and --dry-run report and stop; the daemon waits. */
+			if (r->once || r->dry_run) {
 				finish(r, EXIT_CONFLICT);
 				break;
 			}

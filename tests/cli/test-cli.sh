@@ -96,6 +96,16 @@ expect_in broken-topology-msg "$tmp/err" "meminfo"
 
 check bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
 
+# --dry-run never waits: a blocked start is reported with status 4.
+r=$(root vm-2node)
+mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
+echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
+echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
+check dry-run-blocked 4 timeout 20 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in dry-run-blocked-msg "$tmp/err" "kdamond 0 (pid 4242) is running"
+check short-c-missing 2 "$bin" -c"$tmp/nope.conf" --check-config
+
 # A second instance is refused by the lock (the first holds it while blocked).
 r=$(root vm-2node)
 mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
