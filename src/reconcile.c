@@ -79,9 +79,7 @@ void reconcile_request_stop(struct reconciler *r)
 	r->stop_requested = true;
 }
 
-static void stop_ours(struct reconciler *r);
-static void restore_damon_stat(struct reconciler *r);
-static void restore_numa_balancing(struct reconciler *r);
+static void release(struct reconciler *r);
 static void check_topology(struct reconciler *r);
 static void publish(struct reconciler *r, uint64_t now, bool running);
 
@@ -92,14 +90,8 @@ static void publish(struct reconciler *r, uint64_t now, bool running);
  */
 static void finish(struct reconciler *r, int exit_code)
 {
-	if (exit_code != EXIT_OK) {
-		stop_ours(r);
-		restore_damon_stat(r);
-		restore_numa_balancing(r);
-		if (r->owns && !r->dry_run)
-			(void)owner_remove(r->cfg.state_dir);
-		r->owns = false;
-	}
+	if (exit_code != EXIT_OK)
+		release(r);
 	r->exit_code = exit_code;
 	r->state = RC_DONE;
 }
@@ -1049,15 +1041,29 @@ out:
 	free(np);
 }
 
+/*
+ * Give back everything: our kdamonds off and their directories removed (the
+ * kernel had none before us; nr_kdamonds is left alone if any kdamond still
+ * runs), damon_stat and NUMA balancing as found, the record gone.
+ */
+static void release(struct reconciler *r)
+{
+	bool ours = r->owns && !r->dry_run;
+
+	stop_ours(r);
+	if (ours && damon_set_nr_kdamonds(&r->io, 0) < 0)
+		log_debug("leaving nr_kdamonds as it is: a kdamond still runs");
+	restore_damon_stat(r);
+	restore_numa_balancing(r);
+	if (ours)
+		(void)owner_remove(r->cfg.state_dir);
+	r->owns = false;
+}
+
 static void teardown(struct reconciler *r)
 {
 	status_stopping();
-	stop_ours(r);
-	restore_damon_stat(r);
-	restore_numa_balancing(r);
-	if (r->owns && !r->dry_run)
-		(void)owner_remove(r->cfg.state_dir);
-	r->owns = false;
+	release(r);
 	log_info("stopped; no kdamond of ours is running");
 	r->state = RC_DONE;
 }

@@ -196,12 +196,6 @@ static uint64_t xorshift64(uint64_t *s)
 	return x;
 }
 
-/* Uniform in [0, 1). */
-static double urand(uint64_t *s)
-{
-	return (double)(xorshift64(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static long sys_set_mempolicy(int mode, const unsigned long *mask, unsigned long maxnode)
 {
 	return syscall(SYS_set_mempolicy, mode, mask, maxnode);
@@ -454,10 +448,10 @@ static void ideal_place(struct bench *b, const size_t *out, size_t nout)
 		if (b->status[out[i]] == b->o.fast)
 			evict[nevict++] = out[i];
 	room = headroom_pages(b);
-	/* Keep the driver's margin above the watermarks, as at setup. */
-	want = nin + (b->cap > 0 ? 0 : 0);
+	/* 16 MiB above the watermarks, the same margin as the setup leaves. */
+	want = nin + (size_t)(16 * MIB / PAGE);
 	if (want > room) {
-		size_t n = want - room + (size_t)(16 * MIB / PAGE);
+		size_t n = want - room;
 
 		moved = move_list(b, evict, n < nevict ? n : nevict, b->o.slow);
 	}
@@ -712,7 +706,7 @@ static double hot_fast_frac(struct bench *b)
 
 	/* Only the hot pages' runs: cheap enough to check often. */
 	for (size_t i = 0; i < b->live;) {
-		size_t j = i;
+		size_t j;
 
 		while (i < b->live && !b->hot[i])
 			i++;
@@ -811,6 +805,36 @@ static void measure(struct bench *b, struct sample *s)
 	s->hot_fast = b->nhot ? (double)hot_on / (double)b->nhot : 0;
 }
 
+struct series {
+	double last_t, last_r, area;
+	unsigned long long last_acc;
+	unsigned n;
+};
+
+static void check_t90(struct bench *b, double t, double frac);
+
+/* One full sample: placement of every live page, printed; feeds the time-weighted mean. */
+static void sample(struct bench *b, struct series *sr, double t)
+{
+	struct sample s;
+	double dt = t - sr->last_t;
+
+	measure(b, &s);
+	check_t90(b, t, s.hot_fast);
+	/* Time-weighted mean: each sample holds until the next one. */
+	if (sr->n)
+		sr->area += sr->last_r * dt;
+	printf("BENCH SAMPLE t=%.2f fast_ratio=%.4f hot_fast=%.4f on_fast=%zu on_slow=%zu "
+	       "other=%zu fast_free_kb=%ld slow_free_kb=%ld access_rate=%.0f\n",
+	       t, s.fast_ratio, s.hot_fast, s.on_fast, s.on_slow, s.other, fast_free_kb(b),
+	       node_meminfo_kb(b->o.slow, "MemFree"),
+	       sr->n && dt > 0 ? (double)(b->accesses - sr->last_acc) / dt : 0.0);
+	sr->last_t = t;
+	sr->last_r = s.fast_ratio;
+	sr->last_acc = b->accesses;
+	sr->n++;
+}
+
 static void check_t90(struct bench *b, double t, double frac)
 {
 	struct event *e = &b->ev[b->cur_ev];
@@ -826,11 +850,8 @@ int main(int argc, char **argv)
 	static const char *mode_names[] = { "gups", "grow", "zipf" };
 	struct bench b = { 0 };
 	long fast_total, fast_free, slow_free;
-	double t0, t, next_report, next_check, last_t = 0, last_r = 0, area = 0;
-	unsigned long long last_acc = 0;
-	unsigned nsamples = 0;
-	struct sample s;
-	sigset_t set;
+	double t0, t, next_report, next_check;
+	struct series sr = { 0 };
 
 	parse_args(argc, argv, &b.o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -895,7 +916,6 @@ int main(int argc, char **argv)
 	schedule(&b);
 
 	/* Placement done: wait for the driver to set up the tiering policy. */
-	sigemptyset(&set);
 	printf("BENCH READY pid=%d\n", (int)getpid());
 	if (b.o.ready_file) {
 		FILE *f = fopen(b.o.ready_file, "w");
@@ -913,8 +933,7 @@ int main(int argc, char **argv)
 
 	t0 = now_s();
 	fire(&b, 0, 0);
-	measure(&b, &s);
-	check_t90(&b, 0, s.hot_fast);
+	sample(&b, &sr, 0);
 	next_report = b.o.report_interval;
 	next_check = b.o.check_interval;
 	t = 0;
@@ -932,42 +951,23 @@ int main(int argc, char **argv)
 			fire(&b, b.cur_ev + 1, t);
 			next_check = t;
 		}
-		if (t >= next_report || (!b.ev[b.cur_ev].reached && t >= next_check)) {
-			bool full = t >= next_report;
-
-			if (full) {
-				measure(&b, &s);
-				check_t90(&b, t, s.hot_fast);
-				/* Time-weighted mean: each sample holds until the next one. */
-				if (nsamples)
-					area += last_r * (t - last_t);
-				last_t = t;
-				last_r = s.fast_ratio;
-				nsamples++;
-				printf("BENCH SAMPLE t=%.2f fast_ratio=%.4f hot_fast=%.4f on_fast=%zu "
-				       "on_slow=%zu other=%zu fast_free_kb=%ld slow_free_kb=%ld "
-				       "access_rate=%.0f\n",
-				       t, s.fast_ratio, s.hot_fast, s.on_fast, s.on_slow, s.other,
-				       fast_free_kb(&b), node_meminfo_kb(b.o.slow, "MemFree"),
-				       (double)(b.accesses - last_acc) / b.o.report_interval);
-				last_acc = b.accesses;
-				while (next_report <= t)
-					next_report += b.o.report_interval;
-			} else {
-				check_t90(&b, t, hot_fast_frac(&b));
-			}
+		if (t >= next_report) {
+			sample(&b, &sr, t);
+			while (next_report <= t)
+				next_report += b.o.report_interval;
+			next_check = t + b.o.check_interval;
+		} else if (!b.ev[b.cur_ev].reached && t >= next_check) {
+			check_t90(&b, t, hot_fast_frac(&b));
 			next_check = t + b.o.check_interval;
 		}
 	}
 	if (!b.ev[b.cur_ev].reached)
 		printf("BENCH T90 n=%u kind=%s t90=NA window=%.1f\n", b.cur_ev, b.ev[b.cur_ev].kind,
 		       t - b.ev[b.cur_ev].fired);
-	measure(&b, &s);
-	if (nsamples)
-		area += last_r * (t - last_t);
-	printf("BENCH FINAL t=%.2f mean_fast_ratio=%.4f fast_ratio=%.4f hot_fast=%.4f "
-	       "need_bytes=%llu accesses=%llu samples=%u\n",
-	       t, t > 0 ? area / t : s.fast_ratio, s.fast_ratio, s.hot_fast,
-	       (unsigned long long)b.need_bytes, b.accesses, nsamples);
+	sample(&b, &sr, t);
+	printf("BENCH FINAL t=%.2f mean_fast_ratio=%.4f fast_ratio=%.4f need_bytes=%llu "
+	       "accesses=%llu samples=%u\n",
+	       t, t > 0 ? sr.area / t : sr.last_r, sr.last_r, (unsigned long long)b.need_bytes,
+	       b.accesses, sr.n);
 	return 0;
 }

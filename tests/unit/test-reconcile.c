@@ -114,6 +114,10 @@ static void test_start_runs_plan(void **state)
 	assert_false(fake_damon_running(e->fd, 0));
 	assert_false(fake_damon_running(e->fd, 1));
 	assert_false(tu_exists(e->state, "owner"));
+	/* As found: no kdamond directories of ours are left. */
+	char *nr = tu_read(e->dir, ADMIN "nr_kdamonds");
+	assert_string_equal(nr, "0");
+	free(nr);
 	tu_log_capture_stop();
 	env_free(e);
 }

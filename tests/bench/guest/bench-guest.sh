@@ -1,0 +1,189 @@
+#!/bin/sh
+# bench-guest.sh: guest body of tests/bench/bench.sh (busybox sh).  One
+# (configuration, workload) per boot.  Environment (kernel command line):
+#   BENCH_CONFIG     none | numab | seed | tierd | ideal
+#   BENCH_WORKLOAD   gups | grow | zipf
+#   BENCH_DURATION   workload seconds (default 240)
+#   BENCH_INTERVAL   sample interval, seconds (default 2)
+#
+# Order: NUMA balancing off while the workload places its data (so that the
+# start is the same for every configuration) -> the workload prints BENCH
+# READY -> the configuration is set up (for seed and tierd: until both
+# kdamonds run) -> counters are read -> SIGUSR1 starts the workload's clock
+# -> at its end the counters are read again and printed as BENCH RESULT
+# key=value lines.  The host (bench.sh) parses this console output.
+set -u
+CFG=${BENCH_CONFIG:?}
+WL=${BENCH_WORKLOAD:?}
+DUR=${BENCH_DURATION:-240}
+RI=${BENCH_INTERVAL:-2}
+A=/sys/kernel/mm/damon/admin/kdamonds
+STAT=/sys/module/damon_stat/parameters/enabled
+
+res() { echo "BENCH RESULT $*"; }
+die() { echo "BENCH ERROR $*"; exit 1; }
+
+# utime + stime of a pid, in clock ticks (USER_HZ, 100 on x86); fields 14 and
+# 15 of /proc/PID/stat, counted after the ")" that ends the command name.
+ticks() {
+	if [ -n "$1" ] && [ -r "/proc/$1/stat" ]; then
+		sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+	else
+		echo 0
+	fi
+}
+vmstat_sum() { awk -v re="$1" '$1 ~ re { s += $2 } END { print s + 0 }' /proc/vmstat; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# The pids of the running sysfs kdamonds ("" when there are none).
+kdamond_pids() {
+	p=""
+	n=$(cat $A/nr_kdamonds 2>/dev/null || echo 0)
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		q=$(cat $A/$k/pid 2>/dev/null)
+		[ -n "$q" ] && [ "$q" != -1 ] && p="$p $q"
+		k=$((k + 1))
+	done
+	echo $p
+}
+sum_ticks() {
+	s=0
+	for q in "$@"; do s=$((s + $(ticks "$q"))); done
+	echo $s
+}
+kswapd_pids() {
+	for d in /proc/[0-9]*; do
+		case $(cat "$d/comm" 2>/dev/null) in kswapd*) echo "${d#/proc/}" ;; esac
+	done
+}
+# A state command; the daemon's refresh may hold the DAMON sysfs lock (EBUSY).
+state_cmd() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		echo "$2" >"$A/$1/state" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+running() {
+	n=$(cat $A/nr_kdamonds 2>/dev/null || echo 0)
+	on=0
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		[ "$(cat $A/$k/state 2>/dev/null)" = on ] && on=$((on + 1))
+		k=$((k + 1))
+	done
+	[ "$n" -ge 2 ] && [ "$on" -eq "$n" ]
+}
+
+echo "BENCH GUEST kernel=$(uname -r) config=$CFG workload=$WL duration=$DUR interval=$RI"
+echo "BENCH GUEST numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null)"
+for n in /sys/devices/system/node/node[0-9]*; do
+	echo "BENCH GUEST ${n##*/} $(awk '/MemTotal|MemFree/ { printf "%s %s kB ", $3, $4 }' "$n/meminfo")"
+done
+
+# The kernel turns NUMA balancing on by itself on a 2-node machine; it must
+# not move pages while the workload places them.
+echo 0 >/proc/sys/kernel/numa_balancing
+
+ideal=""
+[ "$CFG" = ideal ] && ideal=--ideal
+case $CFG in none | numab | seed | tierd | ideal) ;; *) die "unknown config $CFG" ;; esac
+rm -f /tmp/ready
+/bin/tierload --mode "$WL" $ideal --duration "$DUR" --report-interval "$RI" \
+	--ready-file /tmp/ready >/tmp/wl.log 2>&1 &
+wpid=$!
+tail -f /tmp/wl.log &
+tpid=$!
+i=0
+while [ ! -s /tmp/ready ]; do
+	kill -0 $wpid 2>/dev/null || { sleep 1; kill $tpid; die "workload exited during setup"; }
+	i=$((i + 1))
+	[ $i -gt 6000 ] && die "workload not ready after 600 s"
+	sleep 0.1
+done
+
+dpid=""
+case $CFG in
+numab)
+	echo 2 >/proc/sys/kernel/numa_balancing || die "cannot set numa_balancing=2"
+	echo true >/sys/kernel/mm/numa/demotion_enabled || die "cannot set demotion_enabled"
+	;;
+seed)
+	sh /bin/seed-mtier.sh || die "seed-mtier.sh failed"
+	;;
+tierd)
+	# damon-tierd leaves numa_balancing alone by default; it is 0 here so
+	# that the daemon is measured alone.
+	/bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1 &
+	dpid=$!
+	i=0
+	until running; do
+		kill -0 $dpid 2>/dev/null || { sed 's/^/DAEMON: /' /tmp/daemon.log; die "damon-tierd exited"; }
+		i=$((i + 1))
+		[ $i -gt 600 ] && { sed 's/^/DAEMON: /' /tmp/daemon.log; die "kdamonds not on after 60 s"; }
+		sleep 0.1
+	done
+	;;
+esac
+echo "BENCH GUEST tiering set up: numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null) kdamonds=$(kdamond_pids)"
+
+kd0=$(kdamond_pids)
+ks0=$(kswapd_pids)
+mig0=$(vmstat_sum '^pgmigrate_success$')
+pro0=$(vmstat_sum '^pgpromote_success$')
+dem0=$(vmstat_sum '^pgdemote_')
+nbm0=$(vmstat_sum '^numa_pages_migrated$')
+dt0=$(ticks "$dpid")
+kt0=$(sum_ticks $kd0)
+st0=$(sum_ticks $ks0)
+up0=$(uptime_s)
+kill -USR1 $wpid
+wait $wpid
+wrc=$?
+up1=$(uptime_s)
+dt1=$(ticks "$dpid")
+kd1=$(kdamond_pids)
+kt1=$(sum_ticks $kd1)
+st1=$(sum_ticks $ks0)
+mig1=$(vmstat_sum '^pgmigrate_success$')
+pro1=$(vmstat_sum '^pgpromote_success$')
+dem1=$(vmstat_sum '^pgdemote_')
+nbm1=$(vmstat_sum '^numa_pages_migrated$')
+sleep 0.5
+kill $tpid 2>/dev/null
+
+[ $wrc = 0 ] || die "workload exited $wrc"
+res "elapsed_s=$(awk -v a="$up0" -v b="$up1" 'BEGIN { printf "%.2f", b - a }')"
+res "migrated_bytes=$(((mig1 - mig0) * 4096)) pgpromote=$((pro1 - pro0)) pgdemote=$((dem1 - dem0)) numa_pages_migrated=$((nbm1 - nbm0))"
+res "kswapd_ticks=$((st1 - st0))"
+if [ -n "$kd0" ]; then
+	# A kdamond restarted during the run has a new pid: its ticks count
+	# from its own start.
+	[ "$kd0" = "$kd1" ] || kt0=0
+	res "kdamond_pids=$(echo $kd1 | tr ' ' ,) kdamond_ticks=$((kt1 - kt0))"
+	promoted=0
+	demoted=0
+	n=$(cat $A/nr_kdamonds)
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		state_cmd "$k" update_schemes_stats || echo "BENCH WARN update_schemes_stats failed on kdamond $k"
+		S=$A/$k/contexts/0/schemes/0
+		sz=$(cat $S/stats/sz_applied)
+		case $(cat $S/action) in
+		migrate_hot) promoted=$((promoted + sz)) ;;
+		migrate_cold) demoted=$((demoted + sz)) ;;
+		esac
+		echo "BENCH GUEST kdamond $k $(cat $S/action): nr_tried=$(cat $S/stats/nr_tried) sz_tried=$(cat $S/stats/sz_tried) nr_applied=$(cat $S/stats/nr_applied) sz_applied=$sz qt_exceeds=$(cat $S/stats/qt_exceeds) sample_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/sample_us)"
+		k=$((k + 1))
+	done
+	res "damon_promoted_bytes=$promoted damon_demoted_bytes=$demoted"
+fi
+if [ -n "$dpid" ]; then
+	res "daemon_ticks=$((dt1 - dt0)) daemon_vmhwm_kb=$(awk '/^VmHWM:/ { print $2 }' /proc/$dpid/status) daemon_vmrss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/$dpid/status)"
+	kill -TERM $dpid
+	wait $dpid
+	echo "BENCH GUEST damon-tierd exited $?"
+	sed 's/^/DAEMON: /' /tmp/daemon.log
+fi
+grep -E '^(pgmigrate|pgpromote|pgdemote|numa_|pgsteal|pgscan)' /proc/vmstat | sed 's/^/BENCH VMSTAT /'
+echo "BENCH DONE"

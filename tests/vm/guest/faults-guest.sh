@@ -1,0 +1,430 @@
+#!/bin/sh
+# Guest side of the vm-faults test (busybox sh), run with
+#   tests/vm/e2e.sh --guest tests/vm/guest/faults-guest.sh --kernel 6.17
+# One boot; faults injected behind the running daemon's back, each checked
+# against its log and the kdamond files:
+#   a) a kdamond of ours turned off by hand: restarted, logged once.
+#   b) planned files rewritten by hand (a goal target, a region end): the
+#      drift is logged naming the file, the plan is re-committed.
+#   c) SIGKILL, restart: the kdamonds are adopted (same pids, never off, no
+#      nr_kdamonds rewrite); SIGKILL, config changed, restart: replaced, still
+#      exactly two; SIGTERM: all off, damon_stat restored.
+#   d) SIGHUP with bad configs (syntax, unknown key, bad unit, goal out of
+#      range): rejected with file:line, kdamonds untouched.
+#   e) SIGHUP with a config the daemon accepts but the kernel rejects (EINVAL
+#      on commit): the previous parameters are kept.
+# Time bounds are in reconcile periods ([daemon] interval), measured with the
+# guest's /proc/uptime; the daemon only needs one period for each repair.
+# Prints "FAULTS PASS/FAIL/SKIP: ..." lines; exits non-zero if any check failed.
+set -u
+ADMIN=/sys/kernel/mm/damon/admin/kdamonds
+STAT=/sys/module/damon_stat/parameters
+STATE_DIR=/run/damon-tierd
+PERIOD_CS=200 # [daemon] interval = 2s, in centiseconds
+fails=0
+dpid=""
+log=/dev/null
+
+pass() { echo "FAULTS PASS: $*"; }
+fail() { echo "FAULTS FAIL: $*"; fails=$((fails + 1)); }
+skip() { echo "FAULTS SKIP: $*"; }
+note() { echo "FAULTS $*"; }
+# check DESCRIPTION COMMAND...
+check() {
+	d=$1
+	shift
+	if "$@"; then pass "$d"; else fail "$d"; fi
+}
+eq() { [ "$1" = "$2" ]; }
+ne() { [ "$1" != "$2" ]; }
+# Sysfs reads of state/pid can fail with EBUSY while the daemon holds the lock.
+rd() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
+		[ -e "$1" ] || break
+		sleep 0.1
+	done
+	return 1
+}
+# wr VALUE PATH: a write, retried while the lock is busy (EBUSY).
+wr() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		echo "$1" 2>/dev/null >"$2" && return 0
+		sleep 0.1
+	done
+	note "cannot write $1 to $2"
+	return 1
+}
+now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+stat_enabled() { rd $STAT/enabled || echo absent; }
+nr_kdamonds() { rd $ADMIN/nr_kdamonds; }
+# Sets n (nr_kdamonds) and on (how many of them read "on").
+count_on() {
+	n=$(nr_kdamonds)
+	on=0
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		[ "$(rd $ADMIN/$k/state)" = on ] && on=$((on + 1))
+		k=$((k + 1))
+	done
+}
+all_off() {
+	count_on
+	[ "$on" -eq 0 ]
+}
+pids() { echo "$(rd $ADMIN/0/pid) $(rd $ADMIN/1/pid)"; }
+# The index of the kdamond whose scheme has ACTION.
+kdamond_of() {
+	k=0
+	while [ $k -lt "$(nr_kdamonds)" ]; do
+		[ "$(rd $ADMIN/$k/contexts/0/schemes/0/action)" = "$1" ] && { echo $k; return 0; }
+		k=$((k + 1))
+	done
+	echo -1
+}
+# Every file of the kdamonds tree that the daemon plans (or the kernel keeps
+# as is), one "path:value" line each: what the kernel updates by itself
+# (stats, tuned intervals, effective quota) and the fed goal value are left out.
+snapshot() {
+	grep -r -H '' $ADMIN 2>/dev/null |
+		grep -v -E '/stats/|/tried_regions/|/effective_bytes:|/current_value:|/intervals/(sample|aggr)_us:|/state:|/pid:' |
+		sort
+	k=0
+	while [ $k -lt "$(nr_kdamonds)" ]; do
+		echo "$ADMIN/$k/state:$(rd $ADMIN/$k/state)"
+		echo "$ADMIN/$k/pid:$(rd $ADMIN/$k/pid)"
+		k=$((k + 1))
+	done
+}
+# same_snapshot A B: compares two snapshots, shows the difference.
+same_snapshot() {
+	cmp -s "$1" "$2" && return 0
+	diff "$1" "$2" | head -n 20
+	return 1
+}
+
+# start_daemon NAME CONFIG: runs damon-tierd in the background, log in /tmp/NAME.log.
+start_daemon() {
+	log=/tmp/$1.log
+	/bin/damon-tierd --foreground --config "$2" >"$log" 2>&1 &
+	dpid=$!
+}
+alive() { kill -0 "$dpid" 2>/dev/null; }
+show_log() { sed "s|^|DAEMON[$(basename "$log" .log)]: |" "$log"; }
+has_log() { grep -qF -- "$1" "$log"; }
+count_log() { grep -cF -- "$1" "$log"; }
+# wait_log PATTERN CENTISECONDS: until the current log has the fixed string.
+wait_log() {
+	end=$(($(now_cs) + $2))
+	while [ "$(now_cs)" -le $end ]; do
+		has_log "$1" && return 0
+		alive || break
+		sleep 0.2
+	done
+	has_log "$1"
+}
+# wait_count PATTERN N CENTISECONDS: until the log has N lines with PATTERN.
+wait_count() {
+	end=$(($(now_cs) + $3))
+	while [ "$(now_cs)" -le $end ]; do
+		[ "$(count_log "$1")" -ge "$2" ] && return 0
+		alive || break
+		sleep 0.2
+	done
+	[ "$(count_log "$1")" -ge "$2" ]
+}
+# wait_running CENTISECONDS: until 2 kdamonds exist and both are on.
+wait_running() {
+	end=$(($(now_cs) + $1))
+	while [ "$(now_cs)" -le $end ]; do
+		count_on
+		[ "$n" -eq 2 ] && [ "$on" -eq 2 ] && return 0
+		alive || return 1
+		sleep 0.25
+	done
+	return 1
+}
+stop_daemon() {
+	kill -TERM "$dpid" 2>/dev/null
+	wait "$dpid"
+	drc=$?
+	dpid=""
+}
+kill_daemon() {
+	kill -KILL "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	dpid=""
+}
+# A background watcher of the kdamonds while the daemon is down or starting:
+# one "nr state0 pid0 state1 pid1" line per look in /tmp/watch.log (a read
+# that fails with EBUSY shows as "?").
+watch_start() {
+	rm -f /tmp/watch.stop /tmp/watch.log
+	(
+		while [ ! -e /tmp/watch.stop ]; do
+			echo "$(cat $ADMIN/nr_kdamonds 2>/dev/null || echo '?')" \
+				"$(cat $ADMIN/0/state 2>/dev/null || echo '?')" "$(cat $ADMIN/0/pid 2>/dev/null || echo '?')" \
+				"$(cat $ADMIN/1/state 2>/dev/null || echo '?')" "$(cat $ADMIN/1/pid 2>/dev/null || echo '?')" \
+				>>/tmp/watch.log
+			sleep 0.2
+		done
+	) &
+	wpid=$!
+}
+watch_stop() {
+	: >/tmp/watch.stop
+	wait "$wpid" 2>/dev/null
+}
+
+echo "FAULTS kernel $(uname -r)"
+stat_boot=$(stat_enabled)
+note "boot: damon_stat enabled=$stat_boot, nr_kdamonds=$(nr_kdamonds)"
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/base.conf
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[promote]\nused_goal = 85%%\n' \
+	$STATE_DIR >/tmp/goal85.conf
+
+start_daemon main /tmp/base.conf
+if ! wait_running 9000; then
+	show_log
+	fail "the daemon did not start its two kdamonds"
+	echo "FAULTS done: $fails failed"
+	exit 1
+fi
+pass "daemon started 2 kdamonds (pids $(pids))"
+P=$(kdamond_of migrate_hot)
+D=$(kdamond_of migrate_cold)
+note "promote kdamond $P, demote kdamond $D"
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === a) a kdamond of ours turned off by hand"
+p0=$(rd $ADMIN/0/pid)
+p1=$(rd $ADMIN/1/pid)
+if [ "$D" = 1 ]; then role1="demote node0 -> node1"; else role1="promote node1 -> node0"; fi
+wr off $ADMIN/1/state
+t=$(now_cs)
+note "kdamond 1 turned off (state $(rd $ADMIN/1/state)) at ${t}cs"
+restored=0
+while [ "$(now_cs)" -le $((t + 3 * PERIOD_CS)) ]; do
+	if [ "$(rd $ADMIN/1/state)" = on ] && has_log "restarted kdamond 1 (pid"; then
+		restored=1
+		break
+	fi
+	sleep 0.1
+done
+dt=$(($(now_cs) - t))
+check "a: kdamond 1 back on within 3 periods (after ${dt}cs, period ${PERIOD_CS}cs)" eq $restored 1
+np1=$(rd $ADMIN/1/pid)
+check "a: it runs with a new pid ($p1 -> $np1)" sh -c "[ '$np1' != '$p1' ] && [ '$np1' -gt 0 ]"
+check "a: logged: kdamond 1 ($role1) was found off (pid $p1 gone); restarting it" \
+	has_log "kdamond 1 ($role1) was found off (pid $p1 gone); restarting it"
+check "a: logged: restarted kdamond 1 (pid $np1)" has_log "restarted kdamond 1 (pid $np1)"
+check "a: kdamond 0 untouched (pid $p0)" sh -c "[ '$(rd $ADMIN/0/state)' = on ] && [ '$(rd $ADMIN/0/pid)' = '$p0' ]"
+# Two more periods: the repair must not repeat.
+sleep 4
+check "a: 'found off' logged once ($(count_log 'was found off') lines)" eq "$(count_log 'was found off')" 1
+check "a: 'restarted kdamond' logged once ($(count_log 'restarted kdamond') lines)" \
+	eq "$(count_log 'restarted kdamond')" 1
+check "a: kdamond 1 still runs with pid $np1" eq "$(rd $ADMIN/1/pid)" "$np1"
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === b) planned files changed behind the daemon's back"
+# drift_case WHAT FILE VALUE
+drift_case() {
+	planned=$(rd "$2")
+	pp=$(pids)
+	before=$(count_log "re-committed the plan to kdamond $P")
+	wr "$3" "$2"
+	t=$(now_cs)
+	note "$1: wrote $3 to $2 (planned $planned)"
+	ok=0
+	while [ "$(now_cs)" -le $((t + 3 * PERIOD_CS)) ]; do
+		if [ "$(rd "$2")" = "$planned" ] &&
+			[ "$(count_log "re-committed the plan to kdamond $P")" -gt "$before" ]; then
+			ok=1
+			break
+		fi
+		sleep 0.1
+	done
+	dt=$(($(now_cs) - t))
+	check "b/$1: back to the planned \"$planned\" and re-committed within 3 periods (after ${dt}cs)" eq $ok 1
+	check "b/$1: drift logged naming the file" \
+		has_log "kdamond $P parameters drifted: $2 is \"$3\", expected \"$planned\"; re-committing the plan"
+	check "b/$1: no restart (pids $pp)" eq "$(pids)" "$pp"
+}
+G=$ADMIN/$P/contexts/0/schemes/0/quotas/goals/0/target_value
+R=$ADMIN/$P/contexts/0/targets/0/regions/0
+drift_case goal "$G" 1
+start=$(rd "$R/start")
+end=$(rd "$R/end")
+drift_case region "$R/end" $((start + (end - start) / 2))
+sleep 4
+check "b: each drift re-committed once ($(count_log 're-committed the plan') lines)" \
+	eq "$(count_log 're-committed the plan')" 2
+check "b: no other drift logged ($(count_log 'parameters drifted') lines)" eq "$(count_log 'parameters drifted')" 2
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === c) SIGKILL and restart"
+snapshot >/tmp/c.before
+pp=$(pids)
+note "record before SIGKILL: $(tr '\n' ' ' <$STATE_DIR/owner 2>/dev/null)"
+kill_daemon
+show_log
+check "c: damon_stat still paused after SIGKILL ($(stat_enabled))" sh -c "[ '$stat_boot' != Y ] || [ '$(stat_enabled)' = N ]"
+check "c: the kdamonds run on without the daemon (pids $(pids))" eq "$(pids)" "$pp"
+watch_start
+start_daemon c-adopt /tmp/base.conf
+wait_log "adopted 2 running kdamonds from a previous run" 9000
+sleep 4 # two periods of the new instance under watch
+watch_stop
+show_log
+check "c/adopt: logged: adopted 2 running kdamonds (pids ${pp%% *}, ...); plan unchanged" \
+	has_log "adopted 2 running kdamonds from a previous run (pids ${pp%% *}, ...); plan unchanged"
+check "c/adopt: 'adopted' logged once ($(count_log adopted) lines)" eq "$(count_log adopted)" 1
+check "c/adopt: same kdamond pids ($pp -> $(pids))" eq "$(pids)" "$pp"
+check "c/adopt: no kdamond started by the new instance" sh -c "! grep -qF 'started kdamond' $log"
+want="2 on ${pp%% *} on ${pp##* }"
+looks=$(wc -l </tmp/watch.log)
+unk=$(grep -c '?' /tmp/watch.log)
+bad=$(grep -v '?' /tmp/watch.log | grep -v -c -x "$want")
+check "c/adopt: kdamonds never off, pids and nr_kdamonds=2 unchanged ($looks looks, $unk with a busy read, $bad differ)" \
+	sh -c "[ $bad = 0 ] && [ $looks -gt $unk ]"
+[ "$bad" != 0 ] && grep -v -x "$want" /tmp/watch.log | sort | uniq -c | head -n 10
+snapshot >/tmp/c.after
+check "c/adopt: every kdamond file as before the crash (nr_kdamonds not rewritten)" same_snapshot /tmp/c.before /tmp/c.after
+
+kill_daemon
+note "SIGKILL again; restart with [promote] used_goal = 85%"
+watch_start
+start_daemon c-replace /tmp/goal85.conf
+wait_log "replacing them" 9000
+wait_running 9000
+sleep 2
+watch_stop
+show_log
+np=$(pids)
+check "c/replace: logged: kdamonds from a previous run do not match the current plan (plan changed); replacing them" \
+	has_log "kdamonds from a previous run do not match the current plan (plan changed); replacing them"
+check "c/replace: new kdamond pids ($pp -> $np)" sh -c "[ '${np%% *}' != '${pp%% *}' ] && [ '${np##* }' != '${pp##* }' ]"
+check "c/replace: exactly 2 kdamonds ($(nr_kdamonds))" eq "$(nr_kdamonds)" 2
+maxn=$(grep -v '^?' /tmp/watch.log | cut -d' ' -f1 | sort -n | tail -n 1)
+check "c/replace: never more than 2 kdamonds while replacing (max $maxn in $(wc -l </tmp/watch.log) looks)" \
+	sh -c "[ '$maxn' -le 2 ]"
+check "c/replace: the promote goal is 8500 ($(rd "$G"))" eq "$(rd "$G")" 8500
+check "c/replace: no 'adopted' line" sh -c "! grep -qF adopted $log"
+stop_daemon
+tail -n 5 "$log" | sed 's/^/DAEMON[c-replace]: /'
+check "c/term: exit 0 on SIGTERM (rc $drc)" eq $drc 0
+check "c/term: all kdamonds off" all_off
+i=0
+while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+check "c/term: damon_stat back to $stat_boot ($(stat_enabled))" eq "$(stat_enabled)" "$stat_boot"
+check "c/term: the log says it re-enabled damon_stat" sh -c "[ '$stat_boot' != Y ] || grep -qF 're-enabled damon_stat' $log"
+check "c/term: no ownership record left" test ! -e $STATE_DIR/owner
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === d) SIGHUP with bad configurations"
+CONF=/tmp/reload.conf
+cp /tmp/base.conf $CONF
+start_daemon d-reload $CONF
+wait_running 9000 || fail "d: the daemon did not start its kdamonds"
+sleep 2
+snapshot >/tmp/d.before
+printf '[daemon]\ninterval 2s\n' >/tmp/bad-syntax.conf
+printf '[daemon]\nstatus_interval = 10s\nbogus_key = 1\n' >/tmp/bad-key.conf
+printf '[daemon]\nstatus_interval = 10s\ninterval = 2\n' >/tmp/bad-unit.conf
+printf '[daemon]\nstatus_interval = 10s\n[promote]\nused_goal = 10001\n' >/tmp/bad-goal.conf
+i=0
+for c in "syntax:2:cannot parse line (got \"interval 2s\"" \
+	"key:3:[daemon] bogus_key: unknown key" \
+	"unit:3:[daemon] interval: missing unit (got \"2\"" \
+	"goal:4:[promote] used_goal: out of range (got \"10001\""; do
+	name=${c%%:*}
+	rest=${c#*:}
+	line=${rest%%:*}
+	what=${rest#*:}
+	i=$((i + 1))
+	cp "/tmp/bad-$name.conf" $CONF
+	kill -HUP "$dpid"
+	wait_count "reload rejected, the running configuration is kept" $i 3000
+	check "d/$name: rejected with $CONF:$line: $what..." \
+		has_log "reload rejected, the running configuration is kept: $CONF:$line: $what"
+	check "d/$name: daemon still running" alive
+	snapshot >/tmp/d.after
+	check "d/$name: kdamond files unchanged" same_snapshot /tmp/d.before /tmp/d.after
+done
+check "d: 4 rejections, no reload taken ($(count_log 'configuration reloaded') 'reloaded' lines)" \
+	sh -c "[ $(count_log 'reload rejected') = 4 ] && ! grep -qF 'configuration reloaded' $log"
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === e) SIGHUP with parameters the kernel rejects"
+# The config is valid (sample 200ms within 150ms..10s, at most aggr 2s), but
+# the planner caps the tuned sampling interval at the quota window unless
+# max_sample_interval is set: 100ms, raised to the 150ms minimum.  The
+# kernel refuses a start value outside [min, max] (damon_set_attrs ->
+# damon_valid_intervals_goal: EINVAL), and the tuned value now running is
+# below the new minimum, so the daemon writes the 200ms start value.
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\nmin_sample_interval = 150ms\n' \
+	$STATE_DIR >/tmp/kernel-rejects.conf
+/bin/damon-tierd --check-config --config /tmp/kernel-rejects.conf >/tmp/e.check 2>&1
+check "e: the daemon's own validation accepts the config" grep -qF "configuration is valid" /tmp/e.check
+pp=$(pids)
+cp /tmp/kernel-rejects.conf $CONF
+kill -HUP "$dpid"
+wait_log "configuration reloaded" 3000
+sleep 1
+t=$(now_cs)
+grep -F "reload" "$log" | sed 's/^/DAEMON[d-reload]: /'
+if grep -qF "reload: committed new parameters" "$log"; then
+	skip "e: the kernel accepted the reload (the plan is consistent now); no EINVAL trigger left"
+else
+	check "e: logged: reload: the kernel rejected the new parameters of kdamond ... (...); keeping the previous ones" \
+		sh -c "grep -F 'reload: the kernel rejected the new parameters of kdamond' $log | grep -qF 'keeping the previous ones'"
+	check "e: the reason names the file of the failed commit" \
+		sh -c "grep -F 'reload: the kernel rejected the new parameters of kdamond' $log | grep -qF '/state'"
+	check "e: daemon still running" alive
+	check "e: same kdamonds, both on ($pp -> $(pids))" sh -c "[ '$(pids)' = '$pp' ] && [ '$(rd $ADMIN/0/state) $(rd $ADMIN/1/state)' = 'on on' ]"
+	# Two periods for the daemon to settle, then the files must be as before.
+	while [ "$(now_cs)" -le $((t + 2 * PERIOD_CS)) ]; do sleep 0.2; done
+	snapshot >/tmp/e.after
+	check "e: the previous parameters are staged again (files as before the reload)" same_snapshot /tmp/d.before /tmp/e.after
+	drifted=$(grep -E 'parameters drifted|was found off' "$log" | head -n 2 | tr '\n' ' ')
+	check "e: no drift or restart after the rejected reload${drifted:+ (got: $drifted)}" \
+		sh -c "! grep -qE 'parameters drifted|was found off' $log"
+fi
+stop_daemon
+tail -n 8 "$log" | sed 's/^/DAEMON[d-reload]: /'
+check "d+e: exit 0 on SIGTERM (rc $drc)" eq $drc 0
+check "d+e: all kdamonds off" all_off
+i=0
+while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+check "d+e: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
+
+# ---------------------------------------------------------------------------
+echo "FAULTS === e2) the same config at start-up"
+# Not a reload: the daemon cannot keep anything, so a start-up rejection is
+# an error exit.  A config the validation accepts should not get this far.
+start_daemon e-start /tmp/kernel-rejects.conf
+i=0
+while alive && [ $i -lt 600 ]; do
+	count_on
+	[ "$n" -eq 2 ] && [ "$on" -eq 2 ] && break
+	sleep 0.25
+	i=$((i + 1))
+done
+if alive; then
+	pass "e2: the daemon started with a config its validation accepts ($(pids))"
+	stop_daemon
+else
+	wait "$dpid"
+	erc=$?
+	dpid=""
+	show_log
+	fail "e2: a config that passes --check-config makes the daemon exit $erc at start-up (kernel EINVAL)"
+fi
+check "e2: all kdamonds off afterwards" all_off
+i=0
+while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+check "e2: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
+
+echo "FAULTS done: $fails failed"
+[ $fails = 0 ]
