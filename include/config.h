@@ -72,9 +72,10 @@ enum config_key {
 };
 
 struct config {
-	/* Bit (1 << enum config_key) per key the file set explicitly, even to
-	 * its default value: the planner auto-calibrates some values (quota,
-	 * max sample interval, ...) unless the operator pinned them. */
+	/* Bit (1 << enum config_key) per key a file (any of the main file and
+	 * drop-ins) set explicitly, even to its default value: the planner
+	 * auto-calibrates some values (quota, max sample interval, ...) unless
+	 * the operator pinned them. */
 	uint64_t set_mask;
 
 	/* [daemon] */
@@ -126,8 +127,10 @@ void config_init(struct config *c);
 bool config_is_set(const struct config *c, enum config_key k);
 
 /*
- * Parse `path` into *ret (which the function initialises with defaults
- * first), then config_validate() it.  -ENOENT if the file does not exist
+ * Parse the one file `path` (no drop-ins; the daemon uses
+ * config_load_sources()) into *ret (which the function initialises with
+ * defaults first), then config_validate() it.  A symlink to /dev/null reads
+ * as an empty file.  -ENOENT if the file does not exist
  * (callers may treat that as "all defaults"; *err says so too), -EINVAL with
  * *err filled for the first bad line or value or a failed cross-key check,
  * -EFBIG above 1 MiB, another -errno if the file cannot be read.  *ret is

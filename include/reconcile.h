@@ -52,7 +52,7 @@ enum {
 struct reconciler {
 	/* inputs */
 	int root;
-	const char *config_path;
+	const char *config_path;   /* --config FILE, or NULL: the search path and drop-ins */
 	struct config cfg;
 	bool once;          /* apply, verify, leave running, exit */
 	bool dry_run;       /* print writes, exit */

@@ -4,7 +4,10 @@
  * bounds, default text, help); config_init() parses the default texts with
  * the same code as the file, so defaults, --check-config output and the
  * shipped conf file cannot drift apart (the unit test checks the latter).
+ * The files of the search path (see config.h) are parsed one after the other
+ * into one struct, with a record of which file and line set each key.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -592,16 +596,37 @@ static void unknown_key_error(struct config_error *err, const char *name, unsign
 
 /* ---- parsing a file -------------------------------------------------- */
 
-struct parse_ctx {
+/*
+ * The merge of the files read so far.  Every file assigns into the same
+ * struct in order, so a later file's value wins; per key we remember the
+ * file, line and order of the winning assignment, for --check-config and so
+ * that a cross-key error points at the assignment made last.
+ */
+struct merge {
 	struct config cfg;
+	const char *key_file[_CONFIG_KEY_MAX];  /* NULL: the default */
+	unsigned key_line[_CONFIG_KEY_MAX];
+	unsigned key_seq[_CONFIG_KEY_MAX];      /* 0: the default; grows across files */
+	unsigned seq;
+	const char *fallback;                   /* for errors tied to no key */
+};
+
+struct parse_ctx {
+	struct merge *m;
 	const char *name;
 	const char *text, *p, *end;
-	unsigned line;                       /* the line inih is working on */
-	unsigned key_line[_CONFIG_KEY_MAX];  /* where each set key was set */
+	unsigned line;       /* the line inih is working on */
+	uint64_t file_mask;  /* keys this file set: twice in one file is an error */
 	bool failed;
 	struct config_error err;
 };
 
+static void merge_init(struct merge *m, const char *fallback)
+{
+	memset(m, 0, sizeof(*m));
+	config_init(&m->cfg);
+	m->fallback = fallback;
+}
 /*
  * Our own line reader (for ini_parse_stream) rather than ini_parse_string():
  * inih only reports line numbers through its return value, and counting the
@@ -698,9 +723,11 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 		unknown_key_error(&ctx->err, ctx->name, line, section, key);
 		return 0;
 	}
-	if (ctx->cfg.set_mask & (UINT64_C(1) << k)) {
+	if (ctx->file_mask & (UINT64_C(1) << k)) {
+		/* Within one file a second assignment is a mistake; across
+		 * files it is what drop-ins are for. */
 		set_error(&ctx->err, ctx->name, line, "[%s] %s: duplicate key (first set on line %u; keep only one)",
-			  section, key, ctx->key_line[k]);
+			  section, key, ctx->m->key_line[k]);
 		return 0;
 	}
 
@@ -709,7 +736,7 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 		set_error(&ctx->err, ctx->name, line, "[%s] %s: empty value (expected %s)", section, key, expected);
 		return 0;
 	}
-	if (parse_value((enum config_key)k, value, &ctx->cfg, what, sizeof(what)) < 0) {
+	if (parse_value((enum config_key)k, value, &ctx->m->cfg, what, sizeof(what)) < 0) {
 		if (strchr(value, '#'))
 			hint = "; comments after a value start with ';', '#' only at the start of a line";
 		set_error(&ctx->err, ctx->name, line, "[%s] %s: %s (got \"%.64s\"; expected %s%s)",
@@ -717,8 +744,11 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 		return 0;
 	}
 
-	ctx->cfg.set_mask |= UINT64_C(1) << k;
-	ctx->key_line[k] = line;
+	ctx->m->cfg.set_mask |= UINT64_C(1) << k;
+	ctx->file_mask |= UINT64_C(1) << k;
+	ctx->m->key_file[k] = ctx->name;
+	ctx->m->key_line[k] = line;
+	ctx->m->key_seq[k] = ++ctx->m->seq;
 	ctx->failed = false;
 	return 1;
 }
@@ -744,40 +774,31 @@ static void get_line(const char *text, const char *end, unsigned n, char *buf, s
 	snprintf(buf, size, "%.*s", (int)(len > 64 ? 64 : len), p);
 }
 
-static int validate_impl(const struct config *c, const char *name, const unsigned *key_line,
-			 struct config_error *err);
-
-static int load_text(const char *text, size_t len, const char *name, struct config *ret,
-		     struct config_error *err)
+/* Apply one file's text on top of m.  On failure m is half-applied: the
+ * caller throws it away. */
+static int parse_text(struct merge *m, const char *text, size_t len, const char *name,
+		      struct config_error *err)
 {
-	struct parse_ctx *ctx;
+	struct parse_ctx ctx = {
+		.m = m,
+		.name = name,
+		.text = text,
+		.p = text,
+		.end = text + len,
+	};
 	int r;
-
-	/* The struct is large-ish and this runs in the daemon's reload path:
-	 * keep it off the stack. */
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		set_error(err, name, 0, "out of memory");
-		return -ENOMEM;
-	}
-	config_init(&ctx->cfg);
-	ctx->name = name;
-	ctx->text = ctx->p = text;
-	ctx->end = text + len;
 
 	if (memchr(text, '\0', len)) {
 		set_error(err, name, 0, "contains a NUL byte: not a text file");
-		r = -EINVAL;
-		goto finish;
+		return -EINVAL;
 	}
 
-	r = ini_parse_stream(read_line, ctx, handle_key, ctx);
+	r = ini_parse_stream(read_line, &ctx, handle_key, &ctx);
 	if (r < 0) {
 		set_error(err, name, 0, "out of memory while parsing");
-		r = -ENOMEM;
-		goto finish;
+		return -ENOMEM;
 	}
-	if (r > 0 && (!ctx->failed || (unsigned)r < ctx->err.line)) {
+	if (r > 0 && (!ctx.failed || (unsigned)r < ctx.err.line)) {
 		/* A line inih itself rejected, before any error of ours. */
 		char text_line[80];
 
@@ -789,127 +810,29 @@ static int load_text(const char *text, size_t len, const char *name, struct conf
 			set_error(err, name, (unsigned)r,
 				  "cannot parse line (got \"%s\"; expected \"key = value\", \"[section]\" "
 				  "or a comment starting with '#' or ';')", text_line);
-		r = -EINVAL;
-		goto finish;
+		return -EINVAL;
 	}
-	if (ctx->failed) {
-		*err = ctx->err;
-		r = -EINVAL;
-		goto finish;
+	if (ctx.failed) {
+		*err = ctx.err;
+		return -EINVAL;
 	}
-
-	r = validate_impl(&ctx->cfg, name, ctx->key_line, err);
-	if (r < 0)
-		goto finish;
-
-	*ret = ctx->cfg;
-	r = 0;
-finish:
-	free(ctx);
-	return r;
+	return 0;
 }
 
-/* ---- public ---------------------------------------------------------- */
+/* ---- validation ------------------------------------------------------ */
 
-void config_init(struct config *c)
+/* Where key k was set, relative to the file an error is reported in:
+ * "line 3" in that file, "/etc/x.conf.d/a.conf:3" in another. */
+static void describe(const struct config *c, enum config_key k, const struct merge *m,
+		     const char *err_file, char *buf, size_t n)
 {
-	char what[96];
-	int k;
-
-	memset(c, 0, sizeof(*c));
-	for (k = 0; k < _CONFIG_KEY_MAX; k++)
-		/* The table's own defaults failing to parse is a bug, caught by
-		 * the unit test on its first run. */
-		if (parse_value((enum config_key)k, key_info[k].default_text, c, what, sizeof(what)) < 0)
-			abort();
-}
-
-bool config_is_set(const struct config *c, enum config_key k)
-{
-	return (unsigned)k < _CONFIG_KEY_MAX && (c->set_mask & (UINT64_C(1) << k));
-}
-
-int config_load_string(const char *text, const char *name, struct config *ret,
-		       struct config_error *err)
-{
-	struct config_error dummy;
-
-	return load_text(text, strlen(text), name ? name : "(string)", ret, err ? err : &dummy);
-}
-
-int config_load(const char *path, struct config *ret, struct config_error *err)
-{
-	struct config_error dummy;
-	char *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-	int fd, r;
-
-	if (!err)
-		err = &dummy;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ENOENT)
-			set_error(err, path, 0, "no such file");
-		else
-			set_error(err, path, 0, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		set_error(err, path, 0, "cannot stat: %s", strerror(-r));
-		goto finish;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		set_error(err, path, 0, "not a regular file");
-		goto finish;
-	}
-
-	buf = malloc(CONFIG_FILE_MAX + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		set_error(err, path, 0, "out of memory");
-		goto finish;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			set_error(err, path, 0, "cannot read: %s", strerror(-r));
-			goto finish;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CONFIG_FILE_MAX) {
-			r = -EFBIG;
-			set_error(err, path, 0, "larger than %d bytes: not a config file", CONFIG_FILE_MAX);
-			goto finish;
-		}
-	}
-
-	r = load_text(buf, len, path, ret, err);
-finish:
-	free(buf);
-	close(fd);
-	return r;
-}
-
-/* "[section] key = value (line 3)" or "... (default)", for cross-key errors. */
-static void describe(const struct config *c, enum config_key k, const unsigned *key_line,
-		     char *buf, size_t n)
-{
-	char v[64], where[32];
+	char v[64], where[CONFIG_PATH_MAX + 16];
 
 	fmt_value(c, k, v, sizeof(v));
-	if (key_line && key_line[k])
-		snprintf(where, sizeof(where), "line %u", key_line[k]);
+	if (m && m->key_file[k] && err_file && strcmp(m->key_file[k], err_file) == 0)
+		snprintf(where, sizeof(where), "line %u", m->key_line[k]);
+	else if (m && m->key_file[k])
+		snprintf(where, sizeof(where), "%s:%u", m->key_file[k], m->key_line[k]);
 	else if (config_is_set(c, k))
 		snprintf(where, sizeof(where), "set");
 	else
@@ -917,47 +840,59 @@ static void describe(const struct config *c, enum config_key k, const unsigned *
 	snprintf(buf, n, "[%s] %s = %s (%s)", key_info[k].section, key_info[k].key, v, where);
 }
 
-/* The last line among keys a, b, c (c may be -1) that the file set; 0 if none. */
-static unsigned later_line(const unsigned *key_line, int a, int b, int c)
+/* Of keys a, b, c (c may be -1), the one assigned last, -1 if none was. */
+static int assigned_last(const struct merge *m, int a, int b, int c)
 {
-	unsigned line = 0;
+	int keys[3] = { a, b, c }, best = -1;
+	unsigned i;
 
-	if (!key_line)
-		return 0;
-	if (key_line[a] > line)
-		line = key_line[a];
-	if (key_line[b] > line)
-		line = key_line[b];
-	if (c >= 0 && key_line[c] > line)
-		line = key_line[c];
-	return line;
+	if (!m)
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (keys[i] >= 0 && m->key_seq[keys[i]] > 0 &&
+		    (best < 0 || m->key_seq[keys[i]] > m->key_seq[best]))
+			best = keys[i];
+	return best;
 }
 
-/* Two keys that do not fit together; the error points at the later line,
- * because that is usually the one just edited. */
-static int cross_error(const struct config *c, const char *name, const unsigned *key_line,
-		       struct config_error *err, enum config_key a, const char *relation,
-		       enum config_key b, const char *why)
+/* Where an error about key k (or -1: none in particular) is reported. */
+static void error_location(const struct merge *m, int k, const char **ret_name, unsigned *ret_line)
 {
-	char da[160], db[160];
-	unsigned line = later_line(key_line, a, b, -1);
+	*ret_name = m ? m->fallback : NULL;
+	*ret_line = 0;
+	if (m && k >= 0 && m->key_file[k]) {
+		*ret_name = m->key_file[k];
+		*ret_line = m->key_line[k];
+	}
+}
 
-	describe(c, a, key_line, da, sizeof(da));
-	describe(c, b, key_line, db, sizeof(db));
+/* Two keys that do not fit together; the error points at the one assigned
+ * last, because that is usually the one just edited (or the drop-in that
+ * overrode a working value). */
+static int cross_error(const struct config *c, const struct merge *m, struct config_error *err,
+		       enum config_key a, const char *relation, enum config_key b, const char *why)
+{
+	char da[CONFIG_PATH_MAX + 100], db[CONFIG_PATH_MAX + 100];
+	const char *name;
+	unsigned line;
+
+	error_location(m, assigned_last(m, a, b, -1), &name, &line);
+	describe(c, a, m, name, da, sizeof(da));
+	describe(c, b, m, name, db, sizeof(db));
 	set_error(err, name, line, "%s must be %s %s: %s", da, relation, db, why);
 	return -EINVAL;
 }
 
-static int validate_impl(const struct config *c, const char *name, const unsigned *key_line,
-			 struct config_error *err)
+static int validate_impl(const struct config *c, const struct merge *m, struct config_error *err)
 {
-	char da[160], db[160];
+	char da[CONFIG_PATH_MAX + 100], db[CONFIG_PATH_MAX + 100];
+	const char *name;
+	unsigned line;
 	int k;
 
 	/* Ranges again: the struct may not come from a file. */
 	for (k = 0; k < _CONFIG_KEY_MAX; k++) {
 		const struct key_def *d = &key_defs[k];
-		unsigned line = key_line ? key_line[k] : 0;
 		char v[64], expected[256];
 		bool bad = false;
 
@@ -993,42 +928,45 @@ static int validate_impl(const struct config *c, const char *name, const unsigne
 			continue;
 		fmt_value(c, (enum config_key)k, v, sizeof(v));
 		fmt_expected((enum config_key)k, expected, sizeof(expected));
+		error_location(m, k, &name, &line);
 		set_error(err, name, line, "[%s] %s: out of range (got \"%s\"; expected %s)",
 			  key_info[k].section, key_info[k].key, v, expected);
 		return -EINVAL;
 	}
 
 	if (c->status_interval_us < c->interval_us)
-		return cross_error(c, name, key_line, err, CONFIG_KEY_DAEMON_STATUS_INTERVAL, "at least",
+		return cross_error(c, m, err, CONFIG_KEY_DAEMON_STATUS_INTERVAL, "at least",
 				   CONFIG_KEY_DAEMON_INTERVAL, "status is reported once per reconcile round at most");
 	if (c->sample_us > c->aggr_us)
-		return cross_error(c, name, key_line, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL, "at most",
+		return cross_error(c, m, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL, "at most",
 				   CONFIG_KEY_MONITORING_AGGR_INTERVAL, "an aggregation is made of samples");
 	if (c->intervals_goal_aggrs > 0) {
 		if (c->min_sample_us > c->max_sample_us)
-			return cross_error(c, name, key_line, err, CONFIG_KEY_MONITORING_MIN_SAMPLE_INTERVAL,
+			return cross_error(c, m, err, CONFIG_KEY_MONITORING_MIN_SAMPLE_INTERVAL,
 					   "at most", CONFIG_KEY_MONITORING_MAX_SAMPLE_INTERVAL,
 					   "the tuning range is empty (or set intervals_goal_aggrs = 0)");
 		if (c->sample_us < c->min_sample_us)
-			return cross_error(c, name, key_line, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
+			return cross_error(c, m, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
 					   "at least", CONFIG_KEY_MONITORING_MIN_SAMPLE_INTERVAL,
 					   "the kernel refuses a start value outside the tuning range");
 		if (c->sample_us > c->max_sample_us)
-			return cross_error(c, name, key_line, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
+			return cross_error(c, m, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
 					   "at most", CONFIG_KEY_MONITORING_MAX_SAMPLE_INTERVAL,
 					   "the kernel refuses a start value outside the tuning range");
 	}
 	if (c->min_nr_regions > c->max_nr_regions)
-		return cross_error(c, name, key_line, err, CONFIG_KEY_MONITORING_MIN_NR_REGIONS, "at most",
+		return cross_error(c, m, err, CONFIG_KEY_MONITORING_MIN_NR_REGIONS, "at most",
 				   CONFIG_KEY_MONITORING_MAX_NR_REGIONS, "the kernel refuses min > max");
 	if (c->quota_ms > c->quota_reset_interval_ms)
-		return cross_error(c, name, key_line, err, CONFIG_KEY_QUOTA_TIME_LIMIT, "at most",
+		return cross_error(c, m, err, CONFIG_KEY_QUOTA_TIME_LIMIT, "at most",
 				   CONFIG_KEY_QUOTA_RESET_INTERVAL,
 				   "the time limit is spent within one charge window");
 	if (c->weight_nr_accesses == 0 && c->weight_age == 0) {
-		describe(c, CONFIG_KEY_QUOTA_WEIGHT_ACCESSES, key_line, da, sizeof(da));
-		describe(c, CONFIG_KEY_QUOTA_WEIGHT_AGE, key_line, db, sizeof(db));
-		set_error(err, name, later_line(key_line, CONFIG_KEY_QUOTA_WEIGHT_ACCESSES, CONFIG_KEY_QUOTA_WEIGHT_AGE, -1),
+		error_location(m, assigned_last(m, CONFIG_KEY_QUOTA_WEIGHT_ACCESSES, CONFIG_KEY_QUOTA_WEIGHT_AGE, -1),
+			       &name, &line);
+		describe(c, CONFIG_KEY_QUOTA_WEIGHT_ACCESSES, m, name, da, sizeof(da));
+		describe(c, CONFIG_KEY_QUOTA_WEIGHT_AGE, m, name, db, sizeof(db));
+		set_error(err, name, line,
 			  "%s and %s cannot both be 0: every region would score the same and the quota "
 			  "would pick regions blindly", da, db);
 		return -EINVAL;
@@ -1036,33 +974,470 @@ static int validate_impl(const struct config *c, const char *name, const unsigne
 	if (c->sample_us > 0 && c->promote_min_accesses > c->aggr_us / c->sample_us) {
 		char ds[64], dg[64];
 
-		describe(c, CONFIG_KEY_PROMOTE_MIN_ACCESSES, key_line, da, sizeof(da));
+		error_location(m, assigned_last(m, CONFIG_KEY_PROMOTE_MIN_ACCESSES,
+						CONFIG_KEY_MONITORING_AGGR_INTERVAL, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL),
+			       &name, &line);
+		describe(c, CONFIG_KEY_PROMOTE_MIN_ACCESSES, m, name, da, sizeof(da));
 		fmt_value(c, CONFIG_KEY_MONITORING_AGGR_INTERVAL, dg, sizeof(dg));
 		fmt_value(c, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL, ds, sizeof(ds));
-		set_error(err, name, later_line(key_line, CONFIG_KEY_PROMOTE_MIN_ACCESSES,
-						CONFIG_KEY_MONITORING_AGGR_INTERVAL, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL),
+		set_error(err, name, line,
 			  "%s must be at most [monitoring] aggr_interval / sample_interval = %s / %s = %llu: "
 			  "a region is seen accessed at most once per sample", da, dg, ds,
 			  (unsigned long long)(c->aggr_us / c->sample_us));
 		return -EINVAL;
 	}
 	if (c->demote_max_accesses >= c->promote_min_accesses)
-		return cross_error(c, name, key_line, err, CONFIG_KEY_DEMOTE_MAX_ACCESSES, "below",
+		return cross_error(c, m, err, CONFIG_KEY_DEMOTE_MAX_ACCESSES, "below",
 				   CONFIG_KEY_PROMOTE_MIN_ACCESSES,
 				   "otherwise the same regions are promoted and demoted back and forth");
 	return 0;
+}
+
+
+/* ---- reading files --------------------------------------------------- */
+
+static bool is_dev_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
+/*
+ * Read `path` into buf (CONFIG_FILE_MAX + 1 bytes).  A symlink to /dev/null
+ * reads as empty: that is how a drop-in (or the main file) is masked.
+ * -ENOENT with *err saying so if the file does not exist.
+ */
+static int read_file(const char *path, char *buf, size_t *ret_len, struct stat *ret_st,
+		     struct config_error *err)
+{
+	size_t len = 0;
+	struct stat st;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT)
+			set_error(err, path, 0, "no such file (or a dangling symlink)");
+		else
+			set_error(err, path, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		set_error(err, path, 0, "cannot stat: %s", strerror(-r));
+		goto finish;
+	}
+	if (is_dev_null(&st)) {
+		r = 0;
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		set_error(err, path, 0, "not a regular file%s", S_ISDIR(st.st_mode) ? " but a directory" : "");
+		goto finish;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			set_error(err, path, 0, "cannot read: %s", strerror(-r));
+			goto finish;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > CONFIG_FILE_MAX) {
+			r = -EFBIG;
+			set_error(err, path, 0, "larger than %d bytes: not a config file", CONFIG_FILE_MAX);
+			goto finish;
+		}
+	}
+	r = 0;
+done:
+	*ret_len = len;
+	*ret_st = st;
+finish:
+	close(fd);
+	return r;
+}
+
+/* ---- finding the sources --------------------------------------------- */
+
+/* systemd's configuration directories, highest priority first. */
+static const char *const search_dirs[] = { "/etc", "/run", "/usr/local/lib", "/usr/lib" };
+#define NR_SEARCH_DIRS (sizeof(search_dirs) / sizeof(search_dirs[0]))
+#define CONFIG_NAME "damon-tierd.conf"
+#define DROPIN_SUFFIX ".conf"
+
+struct dropin {
+	char path[CONFIG_PATH_MAX];
+	size_t name_off;       /* where the file name starts in path (the
+	                        * array is sorted, so no pointer into it) */
+	unsigned prio;         /* index of its directory: 0 wins */
+	bool have_st;
+	struct stat st;
+};
+
+struct dropins {
+	struct dropin *v;
+	size_t n, cap;
+};
+
+/* root + path into buf; -ENAMETOOLONG + err if it does not fit. */
+static int join_path(const char *root, const char *path, const char *suffix, char *buf,
+		     struct config_error *err)
+{
+	size_t rl = 0;
+	int n;
+
+	if (root && strcmp(root, "/") != 0) {
+		rl = strlen(root);
+		while (rl > 0 && root[rl - 1] == '/')
+			rl--;
+	}
+	n = snprintf(buf, CONFIG_PATH_MAX, "%.*s%s%s", (int)rl, root ? root : "", path, suffix);
+	if (n < 0 || n >= CONFIG_PATH_MAX) {
+		if (rl)
+			set_error(err, NULL, 0, "config root %.64s%s: the paths under it are longer than "
+				  "%d bytes; use a shorter root", root, rl > 64 ? "..." : "", CONFIG_PATH_MAX - 1);
+		else
+			set_error(err, path, 0, "path%s is longer than %d bytes; use a shorter one", suffix,
+				  CONFIG_PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static bool is_dropin_name(const char *name)
+{
+	size_t n = strlen(name), s = strlen(DROPIN_SUFFIX);
+
+	/* Hidden files are editor and package manager leftovers, as in
+	 * systemd; backups (x.conf~, x.conf.dpkg-old) fail the suffix. */
+	return name[0] != '.' && n > s && strcmp(name + n - s, DROPIN_SUFFIX) == 0;
+}
+
+static int add_dropins(struct dropins *list, const char *dir, unsigned prio, struct config_error *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = opendir(dir);
+	if (!d) {
+		r = -errno;
+		if (r == -ENOENT)
+			return 0;  /* no drop-in directory: nothing to add */
+		if (r == -ENOTDIR)
+			set_error(err, dir, 0, "not a directory (drop-ins go into a directory of that name)");
+		else
+			set_error(err, dir, 0, "cannot open the drop-in directory: %s", strerror(-r));
+		return r;
+	}
+	for (;;) {
+		struct dropin *e;
+		int n;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno != 0) {
+				r = -errno;
+				set_error(err, dir, 0, "cannot read the drop-in directory: %s", strerror(-r));
+			}
+			break;
+		}
+		if (!is_dropin_name(de->d_name))
+			continue;
+		if (list->n == list->cap) {
+			size_t cap = list->cap ? 2 * list->cap : 16;
+			struct dropin *v = realloc(list->v, cap * sizeof(*v));
+
+			if (!v) {
+				r = -ENOMEM;
+				set_error(err, dir, 0, "out of memory");
+				break;
+			}
+			list->v = v;
+			list->cap = cap;
+		}
+		e = &list->v[list->n];
+		memset(e, 0, sizeof(*e));
+		n = snprintf(e->path, sizeof(e->path), "%s/%s", dir, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(e->path)) {
+			r = -ENAMETOOLONG;
+			set_error(err, dir, 0, "drop-in \"%.64s\": path longer than %d bytes; use a shorter name",
+				  de->d_name, CONFIG_PATH_MAX - 1);
+			break;
+		}
+		e->name_off = strlen(dir) + 1;
+		e->prio = prio;
+		list->n++;
+	}
+	closedir(d);
+	return r;
+}
+
+static int dropin_cmp(const void *a, const void *b)
+{
+	const struct dropin *x = a, *y = b;
+	int c = strcmp(x->path + x->name_off, y->path + y->name_off);
+
+	if (c != 0)
+		return c;
+	return x->prio < y->prio ? -1 : x->prio > y->prio;
+}
+
+/* Sort by name and keep, of each name, the one of the first directory. */
+static void dedup_dropins(struct dropins *list)
+{
+	size_t i, out = 0;
+
+	if (list->n == 0)
+		return;
+	qsort(list->v, list->n, sizeof(list->v[0]), dropin_cmp);
+	for (i = 0; i < list->n; i++) {
+		const struct dropin *prev = out > 0 ? &list->v[out - 1] : NULL;
+
+		if (prev && strcmp(prev->path + prev->name_off, list->v[i].path + list->v[i].name_off) == 0)
+			continue;  /* hidden by the same name in a higher directory */
+		if (out != i)
+			list->v[out] = list->v[i];
+		out++;
+	}
+	list->n = out;
+}
+
+/* ---- public ---------------------------------------------------------- */
+
+void config_init(struct config *c)
+{
+	char what[96];
+	int k;
+
+	memset(c, 0, sizeof(*c));
+	for (k = 0; k < _CONFIG_KEY_MAX; k++)
+		/* The table's own defaults failing to parse is a bug, caught by
+		 * the unit test on its first run. */
+		if (parse_value((enum config_key)k, key_info[k].default_text, c, what, sizeof(what)) < 0)
+			abort();
+}
+
+bool config_is_set(const struct config *c, enum config_key k)
+{
+	return (unsigned)k < _CONFIG_KEY_MAX && (c->set_mask & (UINT64_C(1) << k));
+}
+
+int config_load_string(const char *text, const char *name, struct config *ret,
+		       struct config_error *err)
+{
+	struct config_error dummy;
+	struct merge *m;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	if (!name)
+		name = "(string)";
+	/* Runs in the fuzzer and the reload path: keep it off the stack. */
+	m = malloc(sizeof(*m));
+	if (!m) {
+		set_error(err, name, 0, "out of memory");
+		return -ENOMEM;
+	}
+	merge_init(m, name);
+	r = parse_text(m, text, strlen(text), name, err);
+	if (r == 0)
+		r = validate_impl(&m->cfg, m, err);
+	if (r == 0)
+		*ret = m->cfg;
+	free(m);
+	return r;
+}
+
+int config_load(const char *path, struct config *ret, struct config_error *err)
+{
+	struct config_error dummy;
+	struct merge *m = NULL;
+	char *buf;
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	buf = malloc(CONFIG_FILE_MAX + 1);
+	m = malloc(sizeof(*m));
+	if (!buf || !m) {
+		r = -ENOMEM;
+		set_error(err, path, 0, "out of memory");
+		goto finish;
+	}
+	r = read_file(path, buf, &len, &st, err);
+	if (r < 0)
+		goto finish;
+	merge_init(m, path);
+	r = parse_text(m, buf, len, path, err);
+	if (r == 0)
+		r = validate_impl(&m->cfg, m, err);
+	if (r == 0)
+		*ret = m->cfg;
+finish:
+	free(m);
+	free(buf);
+	return r;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int config_load_sources(const struct config_sources *src, struct config *ret,
+			struct config_origins *ret_origins, struct config_error *err)
+{
+	static const struct config_sources production = { .root = "/" };
+	char main_paths[NR_SEARCH_DIRS][CONFIG_PATH_MAX];
+	const char *main_read = NULL;
+	struct config_error dummy;
+	struct dropins list = {};
+	struct merge *m = NULL;
+	unsigned nr_main = 0, nr_dropins = 0, i;
+	struct stat st;
+	size_t len, j;
+	char *buf = NULL;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	if (!src)
+		src = &production;
+
+	/* The candidates for the main file, and every drop-in directory. */
+	if (src->main_file) {
+		char dir[CONFIG_PATH_MAX];
+
+		r = join_path(NULL, src->main_file, "", main_paths[0], err);
+		if (r < 0)
+			goto finish;
+		nr_main = 1;
+		r = join_path(NULL, src->main_file, ".d", dir, err);
+		if (r < 0)
+			goto finish;
+		r = add_dropins(&list, dir, 0, err);
+		if (r < 0)
+			goto finish;
+	} else {
+		for (i = 0; i < NR_SEARCH_DIRS; i++) {
+			char dir[CONFIG_PATH_MAX];
+
+			r = join_path(src->root, search_dirs[i], "/" CONFIG_NAME, main_paths[nr_main++], err);
+			if (r < 0)
+				goto finish;
+			r = join_path(src->root, search_dirs[i], "/" CONFIG_NAME ".d", dir, err);
+			if (r < 0)
+				goto finish;
+			r = add_dropins(&list, dir, i, err);
+			if (r < 0)
+				goto finish;
+		}
+	}
+	dedup_dropins(&list);
+	/* A main file that is also a drop-in (a symlink either way) is read
+	 * once, as the drop-in, as systemd does. */
+	for (j = 0; j < list.n; j++)
+		list.v[j].have_st = stat(list.v[j].path, &list.v[j].st) == 0;
+
+	buf = malloc(CONFIG_FILE_MAX + 1);
+	m = malloc(sizeof(*m));
+	if (!buf || !m) {
+		r = -ENOMEM;
+		set_error(err, src->main_file ? src->main_file : "configuration", 0, "out of memory");
+		goto finish;
+	}
+	merge_init(m, NULL);
+
+	/* The first main file found, and only that one. */
+	for (i = 0; i < nr_main; i++) {
+		bool is_dropin = false;
+
+		r = read_file(main_paths[i], buf, &len, &st, err);
+		if (r == -ENOENT && !src->main_file)
+			continue;
+		if (r < 0)
+			goto finish;
+		for (j = 0; j < list.n; j++)
+			if (list.v[j].have_st && same_inode(&list.v[j].st, &st))
+				is_dropin = true;
+		if (!is_dropin && !is_dev_null(&st)) {
+			r = parse_text(m, buf, len, main_paths[i], err);
+			if (r < 0)
+				goto finish;
+			main_read = main_paths[i];
+			m->fallback = main_read;
+		}
+		break;
+	}
+
+	/* Then the drop-ins, by name across directories. */
+	for (j = 0; j < list.n; j++) {
+		r = read_file(list.v[j].path, buf, &len, &st, err);
+		if (r < 0)
+			goto finish;
+		if (is_dev_null(&st))
+			continue;  /* masked */
+		r = parse_text(m, buf, len, list.v[j].path, err);
+		if (r < 0)
+			goto finish;
+		if (!m->fallback)
+			m->fallback = list.v[j].path;
+		nr_dropins++;
+	}
+
+	r = validate_impl(&m->cfg, m, err);
+	if (r < 0)
+		goto finish;
+
+	*ret = m->cfg;
+	if (ret_origins) {
+		memset(ret_origins, 0, sizeof(*ret_origins));
+		for (i = 0; i < _CONFIG_KEY_MAX; i++)
+			if (m->key_file[i]) {
+				snprintf(ret_origins->key[i].file, sizeof(ret_origins->key[i].file), "%s",
+					 m->key_file[i]);
+				ret_origins->key[i].line = m->key_line[i];
+			}
+		if (main_read)
+			/* join_path() made it shorter than CONFIG_PATH_MAX. */
+			memcpy(ret_origins->main_file, main_read, strlen(main_read) + 1);
+		ret_origins->nr_dropins = nr_dropins;
+	}
+	r = 0;
+finish:
+	free(m);
+	free(buf);
+	free(list.v);
+	return r;
 }
 
 int config_validate(const struct config *c, struct config_error *err)
 {
 	struct config_error dummy;
 
-	return validate_impl(c, NULL, NULL, err ? err : &dummy);
+	return validate_impl(c, NULL, err ? err : &dummy);
 }
 
-int config_format(const struct config *c, char *buf, size_t size)
+int config_format_sources(const struct config *c, const struct config_origins *origins,
+			  char *buf, size_t size)
 {
-	size_t used = 0;
+	/* Align the origins, but not to a column a long state_dir would push
+	 * off the screen. */
+	const size_t max_column = 48;
+	char lines[_CONFIG_KEY_MAX][320];
+	size_t used = 0, column = 0;
 	int k;
 
 	if (size == 0)
@@ -1070,15 +1445,35 @@ int config_format(const struct config *c, char *buf, size_t size)
 	buf[0] = '\0';
 	for (k = 0; k < _CONFIG_KEY_MAX; k++) {
 		char v[300];
-		int n;
+		size_t l;
 
 		fmt_value(c, (enum config_key)k, v, sizeof(v));
-		n = snprintf(buf + used, size - used, "%s.%s = %s\n", key_info[k].section, key_info[k].key, v);
+		snprintf(lines[k], sizeof(lines[k]), "%s.%s = %s", key_info[k].section, key_info[k].key, v);
+		l = strlen(lines[k]);
+		if (l > column && l <= max_column)
+			column = l;
+	}
+	for (k = 0; k < _CONFIG_KEY_MAX; k++) {
+		const struct config_origin *o = origins ? &origins->key[k] : NULL;
+		int n;
+
+		if (!o)
+			n = snprintf(buf + used, size - used, "%s\n", lines[k]);
+		else if (o->file[0])
+			n = snprintf(buf + used, size - used, "%-*s  # %s:%u\n", (int)column, lines[k],
+				     o->file, o->line);
+		else
+			n = snprintf(buf + used, size - used, "%-*s  # default\n", (int)column, lines[k]);
 		if (n < 0 || (size_t)n >= size - used)
 			return -ENOBUFS;
 		used += (size_t)n;
 	}
 	return 0;
+}
+
+int config_format(const struct config *c, char *buf, size_t size)
+{
+	return config_format_sources(c, NULL, buf, size);
 }
 
 size_t config_keys(const struct config_key_info **ret)

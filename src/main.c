@@ -22,7 +22,8 @@
 #include "sysfs_io.h"
 
 struct options {
-	const char *config_path;
+	const char *config_path;   /* --config FILE, NULL: the search path */
+	const char *config_root;   /* --config-root DIR (tests), NULL: / */
 	const char *sysfs_root;
 	bool foreground, check_config, dry_run, once, verbose;
 };
@@ -35,7 +36,8 @@ static void help(void)
 	       "Self-tuned memory tiering with DAMON: discovers the memory tiers, starts a\n"
 	       "promote and a demote kdamond per tier boundary and supervises them.\n"
 	       "\n"
-	       "  -c, --config FILE      configuration file (default " DEFAULT_CONFIG_PATH ")\n"
+	       "  -c, --config FILE      configuration file, with drop-ins from FILE.d/ (default\n"
+	       "                         /etc/damon-tierd.conf and damon-tierd.conf.d/ drop-ins)\n"
 	       "      --sysfs-root DIR   root under which sys/ and proc/ are read (default /)\n"
 	       "  -f, --foreground       log to stderr unless started by systemd\n"
 	       "      --check-config     validate the configuration, print it, and exit\n"
@@ -52,9 +54,11 @@ static void help(void)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ROOT = 256, OPT_CHECK, OPT_DRY, OPT_ONCE, OPT_VERSION };
+	enum { OPT_ROOT = 256, OPT_CHECK, OPT_DRY, OPT_ONCE, OPT_VERSION, OPT_CONFIG_ROOT };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		/* Not in --help: for tests, the config search path below DIR. */
+		{ "config-root", required_argument, NULL, OPT_CONFIG_ROOT },
 		{ "sysfs-root", required_argument, NULL, OPT_ROOT },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, OPT_CHECK },
@@ -74,6 +78,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ROOT:
 			o->sysfs_root = optarg;
+			break;
+		case OPT_CONFIG_ROOT:
+			o->config_root = optarg;
 			break;
 		case 'f':
 			o->foreground = true;
@@ -106,22 +113,29 @@ static int parse_args(int argc, char **argv, struct options *o)
 			argv[optind]);
 		return -EINVAL;
 	}
+	if (o->config_root && o->config_path) {
+		fprintf(stderr, "damon-tierd: --config-root applies to the search path only; "
+			"drop --config or --config-root.\n");
+		return -EINVAL;
+	}
+	/* A SIGHUP reload reads the real search path (the reconciler only
+	 * knows config_path), so the test root is for one-shot modes only. */
+	if (o->config_root && !(o->check_config || o->dry_run || o->once)) {
+		fprintf(stderr, "damon-tierd: --config-root is for tests: use it with --check-config, "
+			"--dry-run or --once.\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static int load_config(const char *path, bool explicit_path, struct config *c)
+/* Nothing found on the search path is fine: every key has a default. */
+static int load_config(const struct options *o, struct config *c, struct config_origins *origins)
 {
+	const struct config_sources src = { .root = o->config_root, .main_file = o->config_path };
 	struct config_error err = {};
 	int r;
 
-	r = config_load(path, c, &err);
-	if (r == -ENOENT && !explicit_path) {
-		/* No file is fine: every key has a default. */
-		config_init(c);
-		r = 0;
-	}
-	if (r == 0)
-		r = config_validate(c, &err);
+	r = config_load_sources(&src, c, origins, &err);
 	if (r < 0)
 		log_error("%s", err.message[0] ? err.message : strerror(-r));
 	return r;
@@ -178,8 +192,8 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 int main(int argc, char **argv)
 {
-	struct options o = { .config_path = DEFAULT_CONFIG_PATH, .sysfs_root = "/" };
-	bool explicit_config = false;
+	struct options o = { .sysfs_root = "/" };
+	static struct config_origins origins;
 	struct reconciler rc;
 	struct config cfg;
 	struct loop l = { .rc = &rc };
@@ -189,25 +203,24 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
 		return status_command(argc - 1, argv + 1, DEFAULT_CONFIG_PATH);
 
-	for (int i = 1; i < argc; i++)
-		if (strncmp(argv[i], "--config", 8) == 0 || strncmp(argv[i], "-c", 2) == 0)
-			explicit_config = true;
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 
 	log_setup(o.dry_run || o.check_config ? LOG_TARGET_STDERR : LOG_TARGET_AUTO);
 	log_set_max_level(o.verbose ? LOG_DEBUG : LOG_INFO);
 
-	if (load_config(o.config_path, explicit_config, &cfg) < 0)
+	if (load_config(&o, &cfg, &origins) < 0)
 		return EXIT_USAGE;
 	if (o.check_config) {
-		static char buf[8192];
+		static char buf[16384];
 
-		config_format(&cfg, buf, sizeof(buf));
+		config_format_sources(&cfg, &origins, buf, sizeof(buf));
 		fputs(buf, stdout);
 		if (buf[0] && buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stdout);
-		fprintf(stderr, "%s: configuration is valid\n", o.config_path);
+		fprintf(stderr, "%s + %u drop-in%s: configuration is valid\n",
+			origins.main_file[0] ? origins.main_file : "no main file", origins.nr_dropins,
+			origins.nr_dropins == 1 ? "" : "s");
 		return EXIT_OK;
 	}
 

@@ -896,17 +896,15 @@ static void repair(struct reconciler *r, uint64_t now)
 }
 
 /* Parse into a new struct and validate; the running one is never touched.
- * A missing file means all defaults, as at start-up. */
+ * As at start-up, nothing found on the search path means all defaults, and
+ * a missing --config FILE is an error.  r->config_path NULL: the search path. */
 static int load_new_config(struct reconciler *r, struct config *next)
 {
+	const struct config_sources src = { .main_file = r->config_path };
 	struct config_error err = {};
 	int ret;
 
-	ret = config_load(r->config_path, next, &err);
-	if (ret == -ENOENT) {
-		config_init(next);
-		return 0;
-	}
+	ret = config_load_sources(&src, next, NULL, &err);
 	if (ret == 0)
 		ret = config_validate(next, &err);
 	if (ret < 0)
@@ -982,7 +980,7 @@ static void reload(struct reconciler *r, uint64_t now)
 	switch_plan(r, np, "reload");
 	if (r->state == RC_RUNNING)
 		log_plan(r, r->plan);
-	log_info("configuration reloaded from %s", r->config_path);
+	log_info("configuration reloaded from %s", r->config_path ? r->config_path : "the search path");
 	status_ready("running");
 	r->next_status_usec = now;
 }
@@ -1087,7 +1085,7 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 
 				if (load_new_config(r, &next) == 0) {
 					r->cfg = next;
-					log_info("configuration reloaded from %s", r->config_path);
+					log_info("configuration reloaded from %s", r->config_path ? r->config_path : "the search path");
 				}
 				status_ready("blocked");
 			}

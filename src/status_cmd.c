@@ -119,10 +119,11 @@ int status_command(int argc, char **argv, const char *default_config)
 		fprintf(stderr, "damon-tierd status: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	r = config_load(config_path, &cfg, &err);
-	if (r == -ENOENT && !explicit_config) {
-		config_init(&cfg);
-	} else if (r < 0) {
+	/* The daemon's own search path and drop-ins: state_dir may be set anywhere. */
+	struct config_sources src = { .main_file = explicit_config ? config_path : NULL };
+
+	r = config_load_sources(&src, &cfg, NULL, &err);
+	if (r < 0) {
 		fprintf(stderr, "damon-tierd status: %s\n", err.message[0] ? err.message : strerror(-r));
 		return 2;
 	}

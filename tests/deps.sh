@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(meson ninja-build pkg-config gcc clang libnuma-dev libsystemd-dev libinih-dev
       libcmocka-dev valgrind qemu-system-x86 busybox-static cpio zstd xz-utils socat
-      libclang-rt-14-dev)
+      libclang-rt-14-dev gnuplot-nox)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086  # pid lists are split on purpose
 # bench-guest.sh: guest body of tests/bench/bench.sh (busybox sh).  One
 # (configuration, workload) per boot.  Environment (kernel command line):
 #   BENCH_CONFIG     none | numab | seed | tierd | ideal
@@ -89,18 +90,19 @@ ideal=""
 [ "$CFG" = ideal ] && ideal=--ideal
 case $CFG in none | numab | seed | tierd | ideal) ;; *) die "unknown config $CFG" ;; esac
 rm -f /tmp/ready
+# Its output goes to the console as it comes (tee) and to a file; its pid
+# comes from the ready file.
 /bin/tierload --mode "$WL" $ideal --duration "$DUR" --report-interval "$RI" \
-	--ready-file /tmp/ready >/tmp/wl.log 2>&1 &
-wpid=$!
-tail -f /tmp/wl.log &
+	--ready-file /tmp/ready 2>&1 | tee /tmp/wl.log &
 tpid=$!
 i=0
 while [ ! -s /tmp/ready ]; do
-	kill -0 $wpid 2>/dev/null || { sleep 1; kill $tpid; die "workload exited during setup"; }
+	kill -0 $tpid 2>/dev/null || die "workload exited during setup"
 	i=$((i + 1))
 	[ $i -gt 6000 ] && die "workload not ready after 600 s"
 	sleep 0.1
 done
+wpid=$(cat /tmp/ready)
 
 dpid=""
 case $CFG in
@@ -138,8 +140,7 @@ kt0=$(sum_ticks $kd0)
 st0=$(sum_ticks $ks0)
 up0=$(uptime_s)
 kill -USR1 $wpid
-wait $wpid
-wrc=$?
+wait $tpid
 up1=$(uptime_s)
 dt1=$(ticks "$dpid")
 kd1=$(kdamond_pids)
@@ -149,10 +150,8 @@ mig1=$(vmstat_sum '^pgmigrate_success$')
 pro1=$(vmstat_sum '^pgpromote_success$')
 dem1=$(vmstat_sum '^pgdemote_')
 nbm1=$(vmstat_sum '^numa_pages_migrated$')
-sleep 0.5
-kill $tpid 2>/dev/null
 
-[ $wrc = 0 ] || die "workload exited $wrc"
+grep -q '^BENCH FINAL' /tmp/wl.log || die "workload ended without its FINAL line"
 res "elapsed_s=$(awk -v a="$up0" -v b="$up1" 'BEGIN { printf "%.2f", b - a }')"
 res "migrated_bytes=$(((mig1 - mig0) * 4096)) pgpromote=$((pro1 - pro0)) pgdemote=$((dem1 - dem0)) numa_pages_migrated=$((nbm1 - nbm0))"
 res "kswapd_ticks=$((st1 - st0))"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086,SC2046  # sysfs paths have no spaces; span is split on purpose
 # seed-mtier.sh [FAST_NID SLOW_NID] (busybox sh, inside the benchmark guest)
 #
 # The seed design, written by hand through DAMON sysfs: exactly the

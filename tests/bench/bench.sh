@@ -1,0 +1,356 @@
+#!/bin/bash
+# bench.sh [--kernel GLOB] [--workloads LIST] [--configs LIST] [--duration SEC]
+#          [--interval SEC] [--out DIR] [--reuse] [--report-only]
+#          [--tierd-config FILE] [--timeout SEC] [--smoke]
+#
+# The tiering benchmark: every (configuration, workload) pair runs in a fresh
+# two-node TCG guest (tests/vm/run-vm.sh: node 0 with the CPUs, CPU-less
+# node 1 in a lower memory tier, 512 MiB each) on the same kernel, and the
+# results are written to DIR/results.md, DIR/results.csv and
+# DIR/fast-ratio.png (and the Markdown table is printed).
+#
+# Configurations (LIST is comma-separated; default all five):
+#   none   no tiering: numa_balancing=0, damon_stat left as booted, no daemon
+#   numab  the kernel's NUMA-balancing tiering: numa_balancing=2 and
+#          /sys/kernel/mm/numa/demotion_enabled=true, set in the guest
+#   seed   samples/damon/mtier.c's exact parameters written through DAMON
+#          sysfs by tests/bench/guest/seed-mtier.sh (numa_balancing=0)
+#   tierd  damon-tierd with its shipped defaults, numa_balancing=0 so that
+#          it is measured alone (only [daemon] status_interval = 10s is set,
+#          for the log)
+#   ideal  no migration by the kernel: the workload puts its known hot set
+#          on node 0 itself (tierload --ideal): the upper limit
+# Workloads (tests/bench/tierload.c; default gups,grow,zipf):
+#   gups   random updates to a hot set that starts on node 1 while cold data
+#          fills node 0; at half the run the hot set moves to another region,
+#          also on node 1
+#   grow   the resident set grows past node 0 in --chunks steps, accesses
+#          skewed to the newest allocation
+#   zipf   Zipf(0.99) key-value accesses over a table on both nodes
+#
+# Times are guest (VM) time from the workload's own clock; other VMs on the
+# machine slow the guest down, so nothing here asserts a time threshold.
+#
+# Options:
+#   --kernel GLOB       kernel for tests/vm/fetch-kernel.sh (default 6.17)
+#   --duration SEC      workload duration (default 240)
+#   --interval SEC      sample interval (default 2)
+#   --out DIR           results directory (default ./bench-results); the
+#                       console logs go to DIR/logs/CONFIG-WORKLOAD.log and the
+#                       time series to DIR/series/CONFIG-WORKLOAD.dat
+#   --reuse             keep the complete logs already in DIR/logs (a run is
+#                       complete when its log ends with BENCH DONE) and boot
+#                       only the missing pairs
+#   --report-only       boot nothing: rebuild the results from DIR/logs
+#   --tierd-config FILE run damon-tierd with FILE instead (a measurement aid;
+#                       the default is the shipped defaults)
+#   --timeout SEC       per-VM timeout (default duration + 900)
+#   --smoke             CI mode: gups with none and tierd, 40 s; exits 0 when
+#                       both rows made it into the table (no performance
+#                       thresholds)
+# Env: DAMON_TIERD (default build/damon-tierd), CC (default cc), BENCH_LOAD
+# (a prebuilt tierload binary).
+# Exit status: 0 all runs produced results, 1 a run failed (its row says so),
+# 2 bad usage or missing prerequisites.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+vm=$top/tests/vm
+
+glob=6.17
+workloads=gups,grow,zipf
+configs=none,numab,seed,tierd,ideal
+duration=240
+interval=2
+out=$PWD/bench-results
+reuse=0
+report_only=0
+smoke=0
+tierd_config=""
+timeout_s=""
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
+die() { echo "bench: error: $*" >&2; exit 2; }
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) glob=${2:?}; shift 2 ;;
+	--workloads) workloads=${2:?}; shift 2 ;;
+	--configs) configs=${2:?}; shift 2 ;;
+	--duration) duration=${2:?}; shift 2 ;;
+	--interval) interval=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	--reuse) reuse=1; shift ;;
+	--report-only) report_only=1; shift ;;
+	--tierd-config) tierd_config=${2:?}; shift 2 ;;
+	--timeout) timeout_s=${2:?}; shift 2 ;;
+	--smoke) smoke=1; workloads=gups; configs=none,tierd; duration=40; shift ;;
+	-h | --help) usage 0 ;;
+	*) echo "bench: unknown argument $1" >&2; usage 2 >&2 ;;
+	esac
+done
+[[ $duration =~ ^[0-9]+$ && $duration -ge 10 ]] || die "--duration must be a whole number of seconds >= 10"
+[[ $interval =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "bad --interval $interval"
+timeout_s=${timeout_s:-$((duration + 900))}
+IFS=, read -ra WLS <<<"$workloads"
+IFS=, read -ra CFGS <<<"$configs"
+for w in "${WLS[@]}"; do
+	case $w in gups | grow | zipf) ;; *) die "unknown workload '$w' (gups, grow, zipf)" ;; esac
+done
+for c in "${CFGS[@]}"; do
+	case $c in none | numab | seed | tierd | ideal) ;; *) die "unknown configuration '$c' (none, numab, seed, tierd, ideal)" ;; esac
+done
+mkdir -p "$out/logs" "$out/series"
+out=$(cd "$out" && pwd)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# ---- one VM per (configuration, workload) ------------------------------------
+
+complete() { [[ -f $1 ]] && tr -d '\r' <"$1" | grep -q '^BENCH DONE'; }
+
+if ((!report_only)); then
+	need_tierd=0
+	for c in "${CFGS[@]}"; do [[ $c == tierd ]] && need_tierd=1; done
+	daemon=${DAMON_TIERD:-$top/build/damon-tierd}
+	if ((need_tierd)); then
+		[[ -x $daemon ]] || die "no damon-tierd binary at $daemon (build it, or set DAMON_TIERD)"
+	fi
+	if [[ -n ${BENCH_LOAD:-} ]]; then
+		load=$BENCH_LOAD
+	else
+		load=$work/tierload
+		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$load" "$here/tierload.c" -lm ||
+			die "cannot build tests/bench/tierload.c"
+	fi
+	[[ -x $load ]] || die "no tierload binary at $load"
+	vmlinuz=$("$vm/fetch-kernel.sh" "$glob")
+	kver=$(basename "$vmlinuz")
+	echo "bench: kernel $vmlinuz" >&2
+
+	# The shipped defaults; the status interval is for the log only.
+	if [[ -n $tierd_config ]]; then
+		cp "$tierd_config" "$work/damon-tierd.conf"
+	else
+		printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
+	fi
+	files=("$load:/bin/tierload" "$here/guest/seed-mtier.sh:/bin/seed-mtier.sh"
+	       "$work/damon-tierd.conf:/etc/damon-tierd.conf")
+	[[ -x $daemon ]] && files+=("$daemon:/bin/damon-tierd")
+	"$vm/mkinitramfs.sh" "$work/initrd.cpio.gz" "$here/guest/bench-guest.sh" "${files[@]}" >/dev/null
+
+	for w in "${WLS[@]}"; do
+		for c in "${CFGS[@]}"; do
+			log=$out/logs/$c-$w.log
+			if ((reuse)) && complete "$log"; then
+				echo "bench: $c/$w: reusing $log" >&2
+				continue
+			fi
+			echo "bench: $c/$w: booting ($kver, ${duration}s workload)" >&2
+			start=$SECONDS
+			rc=0
+			"$vm/run-vm.sh" --kernel "$vmlinuz" --initrd "$work/initrd.cpio.gz" \
+				--timeout "$timeout_s" --log "$log" \
+				--append "BENCH_CONFIG=$c BENCH_WORKLOAD=$w BENCH_DURATION=$duration BENCH_INTERVAL=$interval" \
+				2>"$work/run-vm.err" |
+				tr -d '\r' | grep --line-buffered -E '^BENCH (EVENT|T90|FINAL|ERROR|GUEST tiering)' |
+				sed -u "s|^|bench: $c/$w: |" >&2 || rc=${PIPESTATUS[0]}
+			sed "s|^|bench: $c/$w: |" "$work/run-vm.err" >&2
+			echo "bench: $c/$w: guest rc $rc after $((SECONDS - start)) s host time" >&2
+		done
+	done
+fi
+
+# ---- results ------------------------------------------------------------------
+
+# One CSV row (without the ×ideal column) and the time series of one log.
+parse() {
+	local cfg=$1 wl=$2 log=$3 dat=$4
+	tr -d '\r' <"$log" | awk -v cfg="$cfg" -v wl="$wl" -v dat="$dat" '
+		function kv(line, key,    a, n, i) {
+			n = split(line, a, /[ ]+/)
+			for (i = 1; i <= n; i++)
+				if (index(a[i], key "=") == 1)
+					return substr(a[i], length(key) + 2)
+			return ""
+		}
+		/^BENCH GUEST kernel=/ { kernel = kv($0, "kernel") }
+		/^BENCH SAMPLE/ { printf "%s %s %s\n", kv($0, "t"), kv($0, "fast_ratio"), kv($0, "hot_fast") > dat }
+		/^BENCH T90/ {
+			n = kv($0, "n") + 0; v = kv($0, "t90")
+			s = (v == "NA") ? ">" kv($0, "window") : v
+			if (n == 0) { t90s = s }
+			else {
+				shifts++
+				if (v == "NA") { censored = 1; cw = (cw == "" || kv($0, "window") + 0 < cw + 0) ? kv($0, "window") : cw }
+				else { reached++; if (v + 0 > worst + 0) worst = v }
+			}
+		}
+		/^BENCH FINAL/ { mean = kv($0, "mean_fast_ratio"); need = kv($0, "need_bytes"); dur = kv($0, "t") }
+		/^BENCH RESULT/ {
+			for (i = 3; i <= NF; i++) { split($i, p, "="); r[p[1]] = p[2] }
+		}
+		/^BENCH ERROR/ { err = 1 }
+		/^BENCH DONE/ { done = 1 }
+		END {
+			status = done && mean != "" ? "ok" : "failed"
+			t90sh = ""
+			if (shifts) t90sh = censored ? ">" cw : worst
+			el = r["elapsed_s"] + 0
+			cpu_d = (el > 0 && ("daemon_ticks" in r)) ? sprintf("%.3f", r["daemon_ticks"] / el) : ""
+			cpu_k = (el > 0 && ("kdamond_ticks" in r)) ? sprintf("%.2f", r["kdamond_ticks"] / el) : ""
+			cpu_s = (el > 0 && ("kswapd_ticks" in r)) ? sprintf("%.2f", r["kswapd_ticks"] / el) : ""
+			mn = (need + 0 > 0 && r["migrated_bytes"] != "") ? sprintf("%.2f", r["migrated_bytes"] / need) : ""
+			printf "%s,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+				kernel, cfg, wl, dur, mean, t90s, t90sh, shifts, reached,
+				r["migrated_bytes"], need, mn, r["damon_promoted_bytes"], r["damon_demoted_bytes"],
+				r["pgpromote"], r["pgdemote"], r["numa_pages_migrated"],
+				cpu_d, cpu_k, cpu_s, r["daemon_vmhwm_kb"], status
+		}'
+}
+
+csv=$out/results.csv
+hdr="kernel,config,workload,duration_s,mean_fast_ratio,x_ideal,t90_start_s,t90_shift_worst_s,shifts,shifts_reached_90,migrated_bytes,need_bytes,migrated_over_need,damon_promoted_bytes,damon_demoted_bytes,pgpromote,pgdemote,numa_pages_migrated,daemon_cpu_pct,kdamond_cpu_pct,kswapd_cpu_pct,daemon_vmhwm_kb,status"
+rows=$work/rows
+: >"$rows"
+failed=0
+for w in "${WLS[@]}"; do
+	for c in "${CFGS[@]}"; do
+		log=$out/logs/$c-$w.log
+		dat=$out/series/$c-$w.dat
+		if [[ -f $log ]]; then
+			: >"$dat"
+			parse "$c" "$w" "$log" "$dat" >>"$rows"
+		else
+			echo ",$c,$w,,,,,0,0,,,,,,,,,,,,,missing" >>"$rows"
+		fi
+	done
+done
+# The ×ideal column: each mean over the same workload's ideal mean.
+awk -F, -v OFS=, -v hdr="$hdr" '
+	{ line[NR] = $0; if ($2 == "ideal" && $5 != "") ideal[$3] = $5 }
+	END {
+		print hdr
+		for (i = 1; i <= NR; i++) {
+			n = split(line[i], f, ",")
+			x = (f[3] in ideal && f[5] != "" && ideal[f[3]] > 0) ? sprintf("%.3f", f[5] / ideal[f[3]]) : ""
+			s = f[1] OFS f[2] OFS f[3] OFS f[4] OFS f[5] OFS x
+			for (j = 6; j <= n; j++) s = s OFS f[j]
+			print s
+		}
+	}' "$rows" >"$csv"
+grep -q ',ok$' "$csv" || true
+if grep -qE ',(failed|missing)$' "$csv"; then failed=1; fi
+
+kernel=$(awk -F, 'NR > 1 && $1 != "" { print $1; exit }' "$csv")
+md=$out/results.md
+{
+	echo "# Tiering benchmark: ${kernel:-kernel $glob}"
+	echo
+	echo "Two-node TCG guest (tests/vm/run-vm.sh): node 0 with both CPUs, CPU-less node 1 in a lower"
+	echo "memory tier, 512 MiB each. One fresh VM per row. Workload duration ${duration} s of guest time,"
+	echo "samples every ${interval} s. Generated by \`tests/bench/bench.sh\`; columns are explained below."
+	echo
+	echo "| workload | config | mean fast ratio | × ideal | t90 start (s) | t90 shift (s) | migrated MiB | had to move MiB | migrated / had to move | DAMON promoted / demoted MiB | damon-tierd CPU % | kdamond CPU % | damon-tierd VmHWM MiB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F, 'NR > 1 {
+		if ($23 != "ok") { printf "| %s | %s | %s | | | | | | | | | | |\n", $3, $2, $23; next }
+		m = ($11 != "") ? sprintf("%.0f", $11 / 1048576) : ""
+		nd = ($12 != "" && $12 > 0) ? sprintf("%.0f", $12 / 1048576) : "0"
+		dm = ($14 != "" || $15 != "") ? sprintf("%.0f / %.0f", $14 / 1048576, $15 / 1048576) : "–"
+		sh = ($9 > 0) ? $8 (($9 > 1) ? " (worst of " $9 ")" : "") : "–"
+		hw = ($22 != "") ? sprintf("%.1f", $22 / 1024) : "–"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			$3, $2, $5, ($6 != "" ? $6 : "–"), $7, sh, m, nd, ($13 != "" ? $13 : "–"), dm,
+			($19 != "" ? $19 : "–"), ($20 != "" ? $20 : "–"), hw
+	}' "$csv"
+	echo
+	cat <<'EOF'
+- **mean fast ratio**: time-weighted mean over the run of the share of the workload's accesses that
+  hit node-0 pages, computed by the workload from its own access distribution and the placement of
+  its pages (`move_pages`). **× ideal**: that mean over the `ideal` row's mean for the workload.
+- **t90**: guest seconds from the start (t = 0, when the tiering policy is already set up) or from a
+  shift (a new hot set) until 90% of the hot set is on node 0; `>N` = not reached within the N
+  seconds before the next shift or the end. For grow, the worst over its growth steps.
+- **migrated**: guest `/proc/vmstat` `pgmigrate_success` delta × 4 KiB (every migration: DAMON, NUMA
+  balancing, kswapd demotion, the ideal workload's own `move_pages`). **had to move**: per hot-set
+  change, its bytes on node 1 plus the bytes that had to leave node 0 to make room (beyond node 0's
+  free memory above its zone high watermarks), summed by the workload.
+  **DAMON promoted / demoted**: the schemes' `sz_applied`.
+- **CPU %**: `/proc/PID/stat` utime+stime over the run, in % of one guest CPU (damon-tierd, and the
+  kdamonds listed in `/sys/kernel/mm/damon/admin/kdamonds/*/pid`). **VmHWM**: damon-tierd's peak RSS.
+- Configurations: `none` no tiering (numa_balancing 0, damon_stat as booted); `numab`
+  numa_balancing=2 + demotion_enabled=true; `seed` samples/damon/mtier.c's parameters written by
+  `tests/bench/guest/seed-mtier.sh`; `tierd` damon-tierd's shipped defaults with numa_balancing=0
+  (measured alone); `ideal` the workload places its hot set on node 0 itself.
+- Guest time under TCG, on a machine shared with other VMs: compare rows, not absolute speeds.
+EOF
+} >"$md"
+
+# ---- plot ---------------------------------------------------------------------
+
+png=$out/fast-ratio.png
+if command -v gnuplot >/dev/null; then
+	gp=$work/plot.gp
+	nw=${#WLS[@]}
+	{
+		echo "set terminal pngcairo size 1100,$((330 * nw + 40)) font 'sans,10'"
+		echo "set output '$png'"
+		echo "set multiplot layout $nw,1 title 'Fast-tier (node 0) access ratio over time, ${kernel:-$glob}'"
+		echo "set yrange [0:1.05]; set ylabel 'fast ratio'; set grid; set key outside right top"
+		echo "set xlabel 'guest seconds since start'"
+		for w in "${WLS[@]}"; do
+			echo "unset arrow"
+			# The hot-set changes, from the first log of this workload that has them.
+			for c in "${CFGS[@]}"; do
+				log=$out/logs/$c-$w.log
+				[[ -f $log ]] || continue
+				tr -d '\r' <"$log" | awk '/^BENCH EVENT/ && / kind=shift / {
+					for (i = 1; i <= NF; i++) if ($i ~ /^t=/) { sub(/^t=/, "", $i); printf "set arrow from %s, graph 0 to %s, graph 1 nohead dashtype 2 lc rgb \"gray40\"\n", $i, $i }
+				}'
+				break
+			done
+			echo "set title '$w'"
+			plot="plot"
+			sep=""
+			for c in "${CFGS[@]}"; do
+				dat=$out/series/$c-$w.dat
+				[[ -s $dat ]] || continue
+				case $c in
+				none) style="lw 2 lc rgb '#808080'" ;;
+				numab) style="lw 2 lc rgb '#1f77b4'" ;;
+				seed) style="lw 2 lc rgb '#ff7f0e'" ;;
+				tierd) style="lw 3 lc rgb '#d62728'" ;;
+				ideal) style="lw 2 dt 3 lc rgb '#2ca02c'" ;;
+				esac
+				plot+="$sep '$dat' using 1:2 with lines $style title '$c'"
+				sep=","
+			done
+			if [[ $plot == plot ]]; then
+				echo "set label 1 'no data' at graph 0.45, graph 0.5; plot 2 notitle; unset label 1"
+			else
+				echo "$plot"
+			fi
+		done
+		echo "unset multiplot"
+	} >"$gp"
+	gnuplot "$gp" || echo "bench: gnuplot failed; no $png" >&2
+else
+	echo "bench: gnuplot not found (apt-get install gnuplot-nox): no $png" >&2
+fi
+
+cat "$md"
+echo "bench: wrote $md, $csv, $png" >&2
+
+if ((smoke)); then
+	for c in "${CFGS[@]}"; do
+		grep -qE "^\| gups \| $c \| [0-9.]+ \|" "$md" || {
+			echo "bench: smoke: no result row for $c/gups" >&2
+			exit 1
+		}
+	done
+	echo "bench: smoke: table has rows for ${CFGS[*]}" >&2
+fi
+exit "$failed"
