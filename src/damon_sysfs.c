@@ -307,7 +307,10 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 	return write_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v);
 }
 
-int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
+/* With hold (damon_commit only), refresh_ms is left at 0 when intervals are
+ * written, for the caller to turn back on after the commit. */
+static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running,
+		 bool hold)
 {
 	static struct kd_files l;
 	bool keep_tuned = false, hold_refresh = false;
@@ -334,7 +337,7 @@ int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd
 		/* The kernel's periodic refresh would overwrite the intervals
 		 * we stage before the commit reads them: pause it until
 		 * damon_commit() has committed. */
-		if (!keep_tuned && io->feat.refresh_ms) {
+		if (!keep_tuned && io->feat.refresh_ms && hold) {
 			snprintf(path, sizeof(path), "%s/refresh_ms", l.dir);
 			r = write_retry(io, path, "0");
 			if (r < 0)
@@ -360,12 +363,17 @@ int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd
 	return 0;
 }
 
+int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
+{
+	return stage(io, idx, kd, running, false);
+}
+
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
 	char path[160], v[32];
 	int r;
 
-	r = damon_stage(io, idx, kd, true);
+	r = stage(io, idx, kd, true, true);
 	if (r == 0)
 		r = damon_state_cmd(io, idx, "commit");
 	if (io->feat.refresh_ms) {

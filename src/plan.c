@@ -188,6 +188,10 @@ static void fill_monitoring(const struct damon_features *f, const struct config 
 				win = w->apply_us;
 			if (kd->ig_max_sample_us > win)
 				kd->ig_max_sample_us = win;
+			/* ...but never below the configured start value: the
+			 * kernel rejects a sample_us outside [min, max]. */
+			if (kd->ig_max_sample_us < kd->sample_us)
+				kd->ig_max_sample_us = kd->sample_us;
 			if (kd->ig_max_sample_us < kd->ig_min_sample_us)
 				kd->ig_max_sample_us = kd->ig_min_sample_us;
 		}

@@ -921,16 +921,17 @@ static int load_new_config(struct reconciler *r, struct config *next)
  * unchanged).  `why` prefixes the log lines ("reload", "memory hotplug").
  * Takes ownership of np.
  */
-static void switch_plan(struct reconciler *r, struct plan *np, const char *why)
+static int switch_plan(struct reconciler *r, struct plan *np, const char *why)
 {
-	int ret;
+	bool committed[PLAN_MAX_KDAMONDS] = { false };
+	int ret = 0;
 
 	if (!plan_same_shape(np, r->plan)) {
 		log_notice("%s changes the set of kdamonds; restarting ours", why);
 		stop_ours(r);
 		free(np);
 		r->state = RC_DISCOVER;
-		return;
+		return 0;
 	}
 	for (unsigned i = 0; i < np->nr_kdamonds; i++) {
 		unsigned idx = r->rec.first + i;
@@ -941,17 +942,29 @@ static void switch_plan(struct reconciler *r, struct plan *np, const char *why)
 		ret = damon_commit(&r->io, idx, &np->kd[i]);
 		if (ret < 0) {
 			log_error_errno(ret, "%s: the kernel rejected the new parameters of kdamond %u "
-					"(%s); keeping the previous ones", why, idx, r->io.failed_path);
+					"(%s); keeping the previous configuration", why, idx,
+					r->io.failed_path);
+			/* All or nothing: the kdamonds already switched go back,
+			 * the rejected one's staged files too. */
 			(void)damon_stage(&r->io, idx, &r->plan->kd[i], true);
-			np->kd[i] = r->plan->kd[i];
-			continue;
+			for (unsigned j = 0; j < i; j++)
+				if (committed[j] &&
+				    damon_commit(&r->io, r->rec.first + j, &r->plan->kd[j]) < 0)
+					log_warning("%s: cannot restore kdamond %u; the next period "
+						    "repairs it", why, r->rec.first + j);
+			free(np);
+			r->errors++;
+			r->state = RC_RUNNING;
+			return ret;
 		}
+		committed[i] = true;
 		log_info("%s: committed new parameters to kdamond %u", why, idx);
 	}
 	memcpy(r->plan, np, sizeof(*np));
 	free(np);
 	save_record(r);
 	r->state = RC_RUNNING;
+	return 0;
 }
 
 static void reload(struct reconciler *r, uint64_t now)
@@ -976,8 +989,14 @@ static void reload(struct reconciler *r, uint64_t now)
 		r->owns = false;
 		np->nr_kdamonds = 0; /* forces the restart below */
 	}
+	struct config prev = r->cfg;
+
 	r->cfg = next;
-	switch_plan(r, np, "reload");
+	if (switch_plan(r, np, "reload") < 0) {
+		r->cfg = prev;
+		status_ready("running (last reload rejected by the kernel)");
+		return;
+	}
 	if (r->state == RC_RUNNING)
 		log_plan(r, r->plan);
 	log_info("configuration reloaded from %s", r->config_path ? r->config_path : "the search path");
@@ -1029,7 +1048,7 @@ static void check_topology(struct reconciler *r)
 	if (build_plan(r, &r->cfg, np) < 0)
 		goto remember;
 	log_notice("node memory changed (memory hotplug); re-planning");
-	switch_plan(r, np, "memory hotplug");
+	(void)switch_plan(r, np, "memory hotplug");
 	np = NULL;
 remember:
 	for (unsigned i = 0; i < r->topo->nr_nodes; i++)

@@ -761,8 +761,20 @@ static void fire(struct bench *b, unsigned n, double t)
 		}
 		break;
 	case MODE_GROW:
-		if (n > 0 || b->nchunks_live == 0)
+		if (b->o.ideal) {
+			/*
+			 * What had to move is what the kernel's placement would
+			 * have left to fix: the part of the chunk beyond the
+			 * fast node's room, twice (it comes in, as much goes out).
+			 */
+			size_t room0 = headroom_pages(b);
+
+			hot_slow = b->h > room0 ? b->h - room0 : 0;
+			room = 0;
 			grow_phase(b, n);
+			goto report;
+		}
+		grow_phase(b, n);
 		break;
 	case MODE_ZIPF:
 		break;

@@ -8,8 +8,9 @@
 #
 # OUTDIR receives the .deb, .buildinfo and .changes; it defaults to a new
 # directory under ${TMPDIR:-/tmp}.  The build log stays in OUTDIR/build.log.
-# --nocheck skips the unit and CLI tests that the package build runs
-# (DEB_BUILD_OPTIONS=nocheck); other DEB_BUILD_OPTIONS pass through.
+# --nocheck neither builds nor runs the unit and CLI tests that the package
+# build runs (DEB_BUILD_OPTIONS=nocheck and the nocheck build profile);
+# other DEB_BUILD_OPTIONS and DEB_BUILD_PROFILES pass through.
 #
 # Needs dpkg-dev, debhelper and the Build-Depends of debian/control; a
 # missing one is named with the apt-get command that installs it.
@@ -66,17 +67,23 @@ tar -C "$top" -cf - \
 	. | tar -C "$src" -xf -
 
 cd "$src"
-if ! missing=$(dpkg-checkbuilddeps 2>&1); then
+checkargs=()
+((nocheck)) && checkargs=(-P nocheck)
+if ! missing=$(dpkg-checkbuilddeps "${checkargs[@]}" 2>&1); then
 	deps=$(sed -n 's/.*Unmet build dependencies: //p' <<<"$missing" |
 		sed -e 's/([^)]*)//g' -e 's/<[^>]*>//g' -e 's/| *[^ ]*//g')
 	die "missing build dependencies: ${deps:-$missing}; install them with: apt-get install -y$deps"
 fi
 
 opts=${DEB_BUILD_OPTIONS:-}
-((nocheck)) && opts="$opts nocheck"
+profiles=${DEB_BUILD_PROFILES:-}
+if ((nocheck)); then
+	opts="$opts nocheck"
+	profiles="$profiles nocheck"
+fi
 say "building in $src (log: $out/build.log)"
 t0=$SECONDS
-if ! DEB_BUILD_OPTIONS="${opts# }" dpkg-buildpackage -b -us -uc -Jauto >"$out/build.log" 2>&1; then
+if ! DEB_BUILD_OPTIONS="${opts# }" DEB_BUILD_PROFILES="${profiles# }" dpkg-buildpackage -b -us -uc -Jauto >"$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "dpkg-buildpackage failed after $((SECONDS - t0))s; full log: $out/build.log"
 fi

@@ -253,17 +253,20 @@ static void test_commit_keeps_tuned_intervals(void **state)
 	fake_damon_set_tuned_intervals(e->fd, 0, 80000, 1600000);
 	assert_int_equal(damon_state_cmd(&e->io, 0, "update_tuned_intervals"), 0);
 	/* Within the bounds: the tuned values stay for the commit. */
-	assert_int_equal(damon_stage(&e->io, 0, &kd, true), 0);
-	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
-	/* New bounds exclude it: the configured values are written. */
-	kd.ig_max_sample_us = 50000;
-	assert_int_equal(damon_stage(&e->io, 0, &kd, true), 0);
-	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "5000");
-	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/aggr_us", "100000");
-	/* The kernel's refresh is held off until the commit... */
-	assert_file(e, KD0 "refresh_ms", "0");
 	assert_int_equal(damon_commit(&e->io, 0, &kd), 0);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
+	/* New bounds exclude it: the configured values are committed, with the
+	 * kernel's refresh held off meanwhile (it would overwrite them)... */
+	kd.ig_max_sample_us = 50000;
+	unsigned refresh_writes = fake_damon_nr_writes(e->fd, "/refresh_ms");
+	assert_int_equal(damon_commit(&e->io, 0, &kd), 0);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "/refresh_ms"), refresh_writes + 2);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/intervals_goal/max_sample_us", "50000");
 	/* ...and back on after it. */
+	assert_file(e, KD0 "refresh_ms", "1000");
+	/* A plain stage never leaves the refresh off. */
+	kd.ig_max_sample_us = 40000;
+	assert_int_equal(damon_stage(&e->io, 0, &kd, true), 0);
 	assert_file(e, KD0 "refresh_ms", "1000");
 	env_free(e);
 }

@@ -274,6 +274,26 @@ static void test_hash_and_equal(void **state)
 	assert_false(plan_same_shape(&a, &b));
 }
 
+static void test_sample_interval_stays_in_tuning_bounds(void **state)
+{
+	struct topology t;
+	struct tier_map m;
+	struct config c;
+	char err[256];
+
+	/* A 200 ms start with the auto 100 ms window: the kernel would reject
+	 * sample_us > max_sample_us, so the cap yields to the start value. */
+	vm_topology(&t, &m);
+	config_init(&c);
+	c.sample_us = 200000;
+	c.aggr_us = 2000000;
+	c.min_sample_us = 150000;
+	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(P.kd[0].sample_us, 200000);
+	assert_true(P.kd[0].ig_min_sample_us <= P.kd[0].sample_us);
+	assert_true(P.kd[0].sample_us <= P.kd[0].ig_max_sample_us);
+}
+
 static void test_demote_min_age(void **state)
 {
 	struct topology t;
@@ -298,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_three_tiers_and_sockets),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_hash_and_equal),
+		cmocka_unit_test(test_sample_interval_stays_in_tuning_bounds),
 		cmocka_unit_test(test_demote_min_age),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -295,6 +295,42 @@ static void test_reload(void **state)
 	env_free(e);
 }
 
+static void test_reload_rejected_by_kernel(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char text[512];
+
+	/* A goal change for both kdamonds; the kernel refuses the second commit. */
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n"
+		 "[demote]\nfree_goal = 12%%\n", e->state);
+	run(e, 1);
+	unsigned commits = fake_damon_count(e->fd, "commit");
+	tu_write(e->state, "damon-tierd.conf", text);
+	tu_log_capture_start();
+	/* kdamond 0 commits fine, kdamond 1 is rejected: all or nothing. */
+	fake_damon_fail(e->fd, "kdamonds/1/state", false, EINVAL, 1);
+	reconcile_request_reload(&e->rc);
+	run(e, 1);
+	if (!tu_log_contains("reload: the kernel rejected the new parameters of kdamond 1"))
+		fail_msg("log: %s", tu_log_text());
+	assert_true(tu_log_contains("keeping the previous configuration"));
+	assert_false(tu_log_contains("configuration reloaded"));
+	/* kdamond 0 switched, kdamond 1 refused, kdamond 0 switched back. */
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 3);
+	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value");
+	assert_string_equal(v, "1044");
+	free(v);
+	v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
+	assert_string_equal(v, "8976");
+	free(v);
+	assert_true(e->rc.cfg.promote_used.automatic);
+	/* The next periods find nothing drifted. */
+	run(e, 2);
+	assert_false(tu_log_contains("drifted"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
 static void test_user_input_goals_fed_on_612(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_12);
@@ -501,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_damon_reclaim_refused),
 		cmocka_unit_test(test_nothing_to_tier),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_reload_rejected_by_kernel),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),

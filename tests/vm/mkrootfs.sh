@@ -4,7 +4,7 @@
 # Builds (once) a minimal Debian root file system with systemd as PID 1 for
 # the systemd VM test, and prints the path of the cached tarball:
 #   CACHE_DIR/rootfs-<suite>.tar           the tree (numeric owners)
-#   CACHE_DIR/rootfs-<suite>.tar.packages  the --include list it was built with
+#   CACHE_DIR/rootfs-<suite>.tar.packages  layout version and package list
 #   CACHE_DIR/debs-<suite>/                debootstrap's .deb cache
 # CACHE_DIR defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/damon-tierd.
 #
@@ -59,11 +59,13 @@ cache=$(cd "$cache" && pwd)
 
 packages="systemd,systemd-sysv,udev,kmod,procps,libinih1$extra"
 tarball="$cache/rootfs-$suite.tar"
+# Bump when the post-debootstrap tweaks change; older tarballs are rebuilt.
+stamp="layout-2 $packages"
 
 exec 9>"$cache/.rootfs-$suite.lock"
 flock 9
 
-if [[ $refresh != 1 && -s $tarball && $(cat "$tarball.packages" 2>/dev/null) == "$packages" ]]; then
+if [[ $refresh != 1 && -s $tarball && $(cat "$tarball.packages" 2>/dev/null) == "$stamp" ]]; then
 	echo "$tarball"
 	exit 0
 fi
@@ -149,9 +151,13 @@ printf '# root is mounted read-write by the initramfs (tests/vm/guest/systemd-in
 # Smaller, and no stale package lists in the guest.
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/var/log/*.log
 rm -f "$root"/var/cache/apt/*.bin
+# Mark /etc and /var as up to date with /usr (what systemd-update-done does
+# on the first boot), so every boot of a fresh image skips ldconfig.service
+# and the journal catalog rebuild (ConditionNeedsUpdate=).
+touch -r "$root/usr" "$root/etc/.updated" "$root/var/.updated"
 
 tar --numeric-owner -C "$root" -cf "$tmp/rootfs.tar" .
 mv -f "$tmp/rootfs.tar" "$tarball"
-echo "$packages" >"$tarball.packages"
+echo "$stamp" >"$tarball.packages"
 log "cached $(du -h "$tarball" | cut -f1) in $tarball"
 echo "$tarball"

@@ -23,8 +23,8 @@
 #   --mem-node1 SIZE     node 1 memory (default 512M)
 #   --smp N              CPUs, all on node 0 (default 2)
 #   --maxmem SIZE        room for memory hotplug: "-m <total>,slots=N,maxmem=SIZE"
-#                        (the two node backends stay as they are); needs --slots
-#   --slots N            hotplug slots (DIMMs) for --maxmem (default 2)
+#                        (the two node backends stay as they are)
+#   --slots N            hotplug slots (DIMMs) with --maxmem (default 2)
 #   --monitor SOCK       QEMU human monitor on the unix socket SOCK (server,
 #                        nowait), e.g. for object_add / device_add pc-dimm
 #   --kaslr              keep KASLR (default: "nokaslr" is added, so that the

@@ -140,7 +140,7 @@ t_boot=$SECONDS
 	--qemu-arg -drive --qemu-arg "file=$img,format=raw,if=virtio,cache=unsafe" || rc=$?
 say "guest ran $((SECONDS - t_boot)) s (total $((SECONDS - t_start)) s), rc $rc"
 
-if [[ -n $log ]]; then
+if [[ -n $log && -f $work/console.log ]]; then
 	mkdir -p "$(dirname "$log")"
 	cp "$work/console.log" "$log"
 fi

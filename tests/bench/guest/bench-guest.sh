@@ -130,6 +130,26 @@ esac
 echo "BENCH GUEST tiering set up: numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null) kdamonds=$(kdamond_pids)"
 
 kd0=$(kdamond_pids)
+# The schemes' sz_applied by action, fresh from the kdamonds ("P D").
+damon_applied() {
+	promoted=0
+	demoted=0
+	n=$(cat $A/nr_kdamonds 2>/dev/null || echo 0)
+	k=0
+	while [ "$k" -lt "$n" ]; do
+		state_cmd "$k" update_schemes_stats || echo "BENCH WARN update_schemes_stats failed on kdamond $k" >&2
+		S=$A/$k/contexts/0/schemes/0
+		sz=$(cat $S/stats/sz_applied 2>/dev/null || echo 0)
+		case $(cat $S/action 2>/dev/null) in
+		migrate_hot) promoted=$((promoted + sz)) ;;
+		migrate_cold) demoted=$((demoted + sz)) ;;
+		esac
+		k=$((k + 1))
+	done
+	echo "$promoted $demoted"
+}
+da0="0 0"
+[ -n "$kd0" ] && da0=$(damon_applied)
 ks0=$(kswapd_pids)
 mig0=$(vmstat_sum '^pgmigrate_success$')
 pro0=$(vmstat_sum '^pgpromote_success$')
@@ -160,22 +180,17 @@ if [ -n "$kd0" ]; then
 	# from its own start.
 	[ "$kd0" = "$kd1" ] || kt0=0
 	res "kdamond_pids=$(echo $kd1 | tr ' ' ,) kdamond_ticks=$((kt1 - kt0))"
-	promoted=0
-	demoted=0
+	da1=$(damon_applied)
 	n=$(cat $A/nr_kdamonds)
 	k=0
 	while [ "$k" -lt "$n" ]; do
-		state_cmd "$k" update_schemes_stats || echo "BENCH WARN update_schemes_stats failed on kdamond $k"
 		S=$A/$k/contexts/0/schemes/0
-		sz=$(cat $S/stats/sz_applied)
-		case $(cat $S/action) in
-		migrate_hot) promoted=$((promoted + sz)) ;;
-		migrate_cold) demoted=$((demoted + sz)) ;;
-		esac
-		echo "BENCH GUEST kdamond $k $(cat $S/action): nr_tried=$(cat $S/stats/nr_tried) sz_tried=$(cat $S/stats/sz_tried) nr_applied=$(cat $S/stats/nr_applied) sz_applied=$sz qt_exceeds=$(cat $S/stats/qt_exceeds) sample_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/sample_us)"
+		echo "BENCH GUEST kdamond $k $(cat $S/action): nr_tried=$(cat $S/stats/nr_tried) sz_tried=$(cat $S/stats/sz_tried) nr_applied=$(cat $S/stats/nr_applied) sz_applied=$(cat $S/stats/sz_applied) qt_exceeds=$(cat $S/stats/qt_exceeds) sample_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/sample_us)"
 		k=$((k + 1))
 	done
-	res "damon_promoted_bytes=$promoted damon_demoted_bytes=$demoted"
+	# Over the run only, like the other counters (setup-time work left out).
+	set -- $da0 $da1
+	res "damon_promoted_bytes=$(($3 - $1)) damon_demoted_bytes=$(($4 - $2)) damon_promoted_before_start=$1 damon_demoted_before_start=$2"
 fi
 if [ -n "$dpid" ]; then
 	res "daemon_ticks=$((dt1 - dt0)) daemon_vmhwm_kb=$(awk '/^VmHWM:/ { print $2 }' /proc/$dpid/status) daemon_vmrss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/$dpid/status)"

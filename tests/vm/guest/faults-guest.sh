@@ -419,11 +419,16 @@ while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$
 check "d+e: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === e2) the same config at start-up"
+echo "FAULTS === e2) such a config at start-up"
 # Not a reload: the daemon cannot keep anything, so a start-up rejection is
 # an error exit.  A config the validation accepts should not get this far.
+# Only the start value above the capped maximum (100ms) this time.
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\n' \
+	$STATE_DIR >/tmp/kernel-rejects-start.conf
+accepted=0
+/bin/damon-tierd --check-config --config /tmp/kernel-rejects-start.conf 2>&1 | grep -qF "configuration is valid" && accepted=1
 if [ $accepted = 1 ]; then
-	start_daemon e-start /tmp/kernel-rejects.conf
+	start_daemon e-start /tmp/kernel-rejects-start.conf
 	i=0
 	while alive && [ $i -lt 600 ]; do
 		count_on
