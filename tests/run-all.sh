@@ -18,6 +18,8 @@ meson setup "$out" -Dwerror=true -Dvm_tests="$vm" >/dev/null
 meson compile -C "$out"
 meson test -C "$out" --print-errorlogs --suite unit --suite cli
 
+meson test -C "$out" --print-errorlogs --suite pkg
+
 meson setup "$out-asan" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 meson compile -C "$out-asan"
 meson test -C "$out-asan" --setup asan --print-errorlogs --suite unit --suite cli

@@ -104,6 +104,7 @@ fi
 
 # The image, built in one (fake)root session so owners and modes survive.
 img=$work/root.img
+# shellcheck disable=SC2016  # expanded by the inner bash
 "${wrap[@]}" bash -euo pipefail -c '
 	stage=$1 tarball=$2 img=$3 daemon=$4 unit=$5 conf=$6 guest=$7
 	mkdir "$stage"

@@ -25,7 +25,8 @@ mount -t devtmpfs devtmpfs /dev || die "cannot mount devtmpfs"
 
 root=/dev/vda
 init=/sbin/init
-for w in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for w in $cmdline; do
 	case $w in
 	root=*) root=${w#root=} ;;
 	init=*) init=${w#init=} ;;

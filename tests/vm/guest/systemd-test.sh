@@ -19,6 +19,8 @@
 # Prints "SYSTEMD PASS/FAIL: ..." lines, @@BEGIN/@@END sections with the real
 # output of systemctl and journalctl, and "DAMON_TIERD_VM_RESULT=<failures>".
 # Always exits 0: the unit's SuccessAction powers the guest off.
+# The helpers are called through check/wait_until.
+# shellcheck disable=SC2317
 set -u
 export SYSTEMD_PAGER="" SYSTEMD_COLORS=0 SYSTEMD_URLIFY=0 COLUMNS=160 LC_ALL=C.UTF-8
 U=damon-tierd
@@ -48,8 +50,8 @@ section() {
 # Sysfs reads of a kdamond's files can fail with EBUSY while the daemon
 # holds the DAMON sysfs lock.
 rd() {
-	local v i
-	for i in $(seq 50); do
+	local v
+	for _ in $(seq 50); do
 		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
 		[[ -e $1 ]] || break
 		sleep 0.1
@@ -74,7 +76,7 @@ kd_states() {
 	local n k out=""
 	n=$(nr_kdamonds)
 	for ((k = 0; k < n; k++)); do
-		out+="$(rd $ADMIN/$k/state):$(rd $ADMIN/$k/pid) "
+		out+="$(rd "$ADMIN/$k/state"):$(rd "$ADMIN/$k/pid") "
 	done
 	echo "${out% }"
 }
@@ -83,14 +85,14 @@ all_on() {
 	n=$(nr_kdamonds)
 	((n == 2)) || return 1
 	for ((k = 0; k < n; k++)); do
-		[[ $(rd $ADMIN/$k/state) == on ]] || return 1
+		[[ $(rd "$ADMIN/$k/state") == on ]] || return 1
 	done
 }
 none_on() {
 	local n k
 	n=$(nr_kdamonds)
 	for ((k = 0; k < n; k++)); do
-		[[ $(rd $ADMIN/$k/state) == off ]] || return 1
+		[[ $(rd "$ADMIN/$k/state") == off ]] || return 1
 	done
 }
 # The kdamond whose scheme migrates hot pages (the promote one).
@@ -98,14 +100,14 @@ promote_idx() {
 	local n k
 	n=$(nr_kdamonds)
 	for ((k = 0; k < n; k++)); do
-		[[ $(rd $ADMIN/$k/contexts/0/schemes/0/action) == migrate_hot ]] && { echo "$k"; return 0; }
+		[[ $(rd "$ADMIN/$k/contexts/0/schemes/0/action") == migrate_hot ]] && { echo "$k"; return 0; }
 	done
 	echo -1
 }
 promote_goal() {
 	local k
 	k=$(promote_idx)
-	((k >= 0)) && rd $ADMIN/$k/contexts/0/schemes/0/quotas/goals/0/target_value
+	((k >= 0)) && rd "$ADMIN/$k/contexts/0/schemes/0/quotas/goals/0/target_value"
 }
 goal_is() { [[ $(promote_goal) == "$1" ]]; }
 is_kdamond_thread() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == kdamond* ]]; }
@@ -144,19 +146,19 @@ check "shipped config passes --check-config" \
 stat_before=$(rd $STAT || echo absent)
 check "damon_stat enabled at boot ($stat_before)" eq "$stat_before" Y
 check "no kdamond before start (nr_kdamonds $(nr_kdamonds))" eq "$(nr_kdamonds)" 0
-systemd-analyze verify --man=no /usr/lib/systemd/system/$U.service >$T/verify.out 2>&1
+systemd-analyze verify --man=no /usr/lib/systemd/system/$U.service >"$T/verify.out" 2>&1
 vrc=$?
-section unit-verify <$T/verify.out
+section unit-verify <"$T/verify.out"
 check "systemd-analyze verify accepts the unit (rc $vrc)" eq "$vrc" 0
 
 # -- 1. systemctl start ------------------------------------------------------
 step "1 systemctl start"
-systemctl start $U >$T/start.out 2>&1
+systemctl start $U >"$T/start.out" 2>&1
 rc=$?
 # Type=notify: start returns after READY=1, which the daemon sends after both
 # kdamonds are on.  So they must be on right now, without waiting.
 states_at_ready=$(kd_states)
-check "systemctl start damon-tierd succeeds (rc $rc) $(cat $T/start.out)" eq "$rc" 0
+check "systemctl start damon-tierd succeeds (rc $rc) $(cat "$T/start.out")" eq "$rc" 0
 check "both kdamonds on when start returned (READY after the kdamonds: $states_at_ready)" all_on
 check "ActiveState=active SubState=running ($(prop ActiveState)/$(prop SubState))" \
 	eq "$(prop ActiveState)/$(prop SubState)" active/running
@@ -166,62 +168,65 @@ check "StatusText is 'running 2 kdamonds' ('$status_text')" eq "$status_text" "r
 mainpid=$(prop MainPID)
 check "MainPID is the daemon ($mainpid: $(cat /proc/"$mainpid"/comm 2>/dev/null))" \
 	eq "$(cat /proc/"$mainpid"/comm 2>/dev/null)" damon-tierd
-systemctl status $U --no-pager -l >$T/status.out 2>&1
+systemctl status $U --no-pager -l >"$T/status.out" 2>&1
 src=$?
-section systemctl-status-running <$T/status.out
+section systemctl-status-running <"$T/status.out"
 check "systemctl status exits 0 for a running unit (rc $src)" eq "$src" 0
-check "systemctl status shows active (running)" has $T/status.out "Active: active (running)"
-check "systemctl status shows the status text" has $T/status.out 'Status: "running 2 kdamonds"'
+check "systemctl status shows active (running)" has "$T/status.out" "Active: active (running)"
+check "systemctl status shows the status text" has "$T/status.out" 'Status: "running 2 kdamonds"'
 
 # -- 2. journal --------------------------------------------------------------
 step "2 journal"
 wait_until 10 jhas "started kdamond 1"
-jmsg >$T/j.txt
-check "journal: 'found 2 memory tiers'" has $T/j.txt "found 2 memory tiers"
-check "journal: two 'started kdamond' lines ($(grep -c 'started kdamond' $T/j.txt))" \
-	eq "$(grep -c 'started kdamond' $T/j.txt)" 2
+jmsg >"$T/j.txt"
+check "journal: 'found 2 memory tiers'" has "$T/j.txt" "found 2 memory tiers"
+check "journal: two 'started kdamond' lines ($(grep -c 'started kdamond' "$T/j.txt"))" \
+	eq "$(grep -c 'started kdamond' "$T/j.txt")" 2
 # Matching on a field proves the field is on that very entry.
-jmsg DAMON_TIERD_EVENT=discovery >$T/j-disc.txt
+jmsg DAMON_TIERD_EVENT=discovery >"$T/j-disc.txt"
 check "journal: DAMON_TIERD_EVENT=discovery is on the discovery entry" \
-	has $T/j-disc.txt "found 2 memory tiers"
-jmsg DAMON_TIERD_ROLE=promote >$T/j-prom.txt
-jmsg DAMON_TIERD_ROLE=demote >$T/j-dem.txt
+	has "$T/j-disc.txt" "found 2 memory tiers"
+jmsg DAMON_TIERD_ROLE=promote >"$T/j-prom.txt"
+jmsg DAMON_TIERD_ROLE=demote >"$T/j-dem.txt"
 check "journal: DAMON_TIERD_ROLE=promote on one 'started kdamond' entry" \
-	eq "$(grep -c 'started kdamond' $T/j-prom.txt)" 1
+	eq "$(grep -c 'started kdamond' "$T/j-prom.txt")" 1
 check "journal: DAMON_TIERD_ROLE=demote on one 'started kdamond' entry" \
-	eq "$(grep -c 'started kdamond' $T/j-dem.txt)" 1
+	eq "$(grep -c 'started kdamond' "$T/j-dem.txt")" 1
 for k in 0 1; do
 	check "journal: DAMON_TIERD_KDAMOND=$k on 'started kdamond $k'" \
 		bash -c "journalctl -u $U -o cat DAMON_TIERD_KDAMOND=$k | grep -qF 'started kdamond $k '"
 done
 check "journal: the lines are at their priority (paused damon_stat at notice)" \
 	bash -c "journalctl -u $U -o cat -p notice | grep -qF 'paused damon_stat'"
-journalctl -u $U --no-pager -o verbose DAMON_TIERD_EVENT=discovery >$T/jv.txt 2>&1
-journalctl -u $U --no-pager -o verbose DAMON_TIERD_ROLE=promote >>$T/jv.txt 2>&1
-section journal-verbose-start <$T/jv.txt
-check "journal -o verbose: structured fields present" \
-	bash -c "grep -q '^ *DAMON_TIERD_EVENT=discovery' $T/jv.txt &&
-		grep -q '^ *DAMON_TIERD_KDAMOND=' $T/jv.txt && grep -q '^ *DAMON_TIERD_ROLE=promote' $T/jv.txt"
+journalctl -u $U --no-pager -o verbose DAMON_TIERD_EVENT=discovery >"$T/jv.txt" 2>&1
+journalctl -u $U --no-pager -o verbose DAMON_TIERD_ROLE=promote >>"$T/jv.txt" 2>&1
+section journal-verbose-start <"$T/jv.txt"
+verbose_fields() {
+	grep -q '^ *DAMON_TIERD_EVENT=discovery$' "$T/jv.txt" &&
+		grep -q '^ *DAMON_TIERD_KDAMOND=[0-9]' "$T/jv.txt" &&
+		grep -q '^ *DAMON_TIERD_ROLE=promote$' "$T/jv.txt"
+}
+check "journal -o verbose: structured fields present" verbose_fields
 
 # -- 3. the hardened unit wrote DAMON sysfs ----------------------------------
 step "3 the hardened unit wrote DAMON sysfs"
-read -r -a kpids <<<"$(for k in 0 1; do rd $ADMIN/$k/pid; done | tr '\n' ' ')"
+read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
 check "the kdamond pids are kdamond threads (${kpids[*]})" pids_are_kdamonds "${kpids[@]}"
 check "damon_stat paused by the daemon ($(rd $STAT))" eq "$(rd $STAT)" N
 check "RuntimeDirectory /run/damon-tierd exists" test -d /run/damon-tierd
 echo "SYSTEMD INFO: promote kdamond $(promote_idx), goal target_value $(promote_goal)"
-systemd-analyze security $U --no-pager >$T/security.out 2>&1
-section systemd-analyze-security <$T/security.out
+systemd-analyze security $U --no-pager >"$T/security.out" 2>&1
+section systemd-analyze-security <"$T/security.out"
 
 # -- 4. reload with an edited config -----------------------------------------
 step "4 reload with an edited config"
-cp $CONF $T/conf.orig
+cp $CONF "$T/conf.orig"
 sed -i 's/^#used_goal = auto$/used_goal = 85%/' $CONF
 check "config edited ([promote] used_goal = 85%)" grep -qx 'used_goal = 85%' $CONF
-systemctl reload $U >$T/reload.out 2>&1
+systemctl reload $U >"$T/reload.out" 2>&1
 rc=$?
 goal_at_return=$(promote_goal)
-check "systemctl reload succeeds (rc $rc) $(cat $T/reload.out)" eq "$rc" 0
+check "systemctl reload succeeds (rc $rc) $(cat "$T/reload.out")" eq "$rc" 0
 # Type=notify-reload holds the reload job until the daemon's READY=1, so the
 # new goal is in place when systemctl returns; with Type=notify and
 # "kill -HUP" the reload is asynchronous and only the wait below holds.
@@ -246,13 +251,13 @@ echo "SYSTEMD INFO: StatusText after reload: '$(prop StatusText)'"
 
 # -- 5. reload with a broken config ------------------------------------------
 step "5 reload with a broken config"
-cp $CONF $T/conf.good
+cp $CONF "$T/conf.good"
 sed -i 's/^#size = 200MiB$/size = 12 parsecs/' $CONF
 badline=$(grep -n '^size = 12 parsecs$' $CONF | cut -d: -f1)
 check "config broken ([quota] size = 12 parsecs at line ${badline:-?})" test -n "$badline"
-systemctl reload $U >$T/reload-bad.out 2>&1
+systemctl reload $U >"$T/reload-bad.out" 2>&1
 rc=$?
-section systemctl-reload-broken <$T/reload-bad.out
+section systemctl-reload-broken <"$T/reload-bad.out"
 check "systemctl reload fails on a broken config (rc $rc)" ne "$rc" 0
 check "still active after the failed reload ($(prop ActiveState)/$(prop SubState))" \
 	eq "$(prop ActiveState)" active
@@ -263,13 +268,13 @@ check "running goal kept after the failed reload ($(promote_goal))" goal_is 8500
 wait_until 10 jhas "$CONF:$badline"
 check "journal: the error names $CONF:$badline" jhas "$CONF:$badline"
 jmsg | grep -F "$CONF:$badline" | section journal-reload-error
-systemctl status $U --no-pager -l >$T/status-bad.out 2>&1
-section systemctl-status-after-failed-reload <$T/status-bad.out
+systemctl status $U --no-pager -l >"$T/status-bad.out" 2>&1
+section systemctl-status-after-failed-reload <"$T/status-bad.out"
 
 # -- 6. restart paths --------------------------------------------------------
 step "6 start with a broken config, restart"
 systemctl stop $U
-systemctl start $U >$T/start-bad.out 2>&1
+systemctl start $U >"$T/start-bad.out" 2>&1
 rc=$?
 check "systemctl start with a broken config fails (rc $rc)" ne "$rc" 0
 # RestartPreventExitStatus=2: a config error is not retried.  Wait past
@@ -279,10 +284,10 @@ check "no restart after a config error (NRestarts $(prop NRestarts), $(prop Acti
 	eq "$(prop NRestarts)/$(prop ActiveState)/$(prop ExecMainStatus)" 0/failed/2
 check "no kdamond on after the failed start ($(kd_states))" none_on
 check "damon_stat on after the failed start ($(rd $STAT))" eq "$(rd $STAT)" Y
-systemctl status $U --no-pager -l >$T/status-failed.out 2>&1
-section systemctl-status-failed-start <$T/status-failed.out
+systemctl status $U --no-pager -l >"$T/status-failed.out" 2>&1
+section systemctl-status-failed-start <"$T/status-failed.out"
 systemctl reset-failed $U
-cp $T/conf.good $CONF
+cp "$T/conf.good" $CONF
 systemctl start $U
 rc=$?
 check "systemctl start with the fixed config succeeds (rc $rc)" eq "$rc" 0
@@ -300,8 +305,8 @@ check "StatusText after restart ('$(prop StatusText)')" \
 
 # -- 7. systemctl stop -------------------------------------------------------
 step "7 systemctl stop"
-read -r -a kpids <<<"$(for k in 0 1; do rd $ADMIN/$k/pid; done | tr '\n' ' ')"
-systemctl stop $U >$T/stop.out 2>&1
+read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+systemctl stop $U >"$T/stop.out" 2>&1
 rc=$?
 check "systemctl stop succeeds (rc $rc)" eq "$rc" 0
 check "inactive after stop, Result=success ($(prop ActiveState), $(prop Result))" \
@@ -313,11 +318,11 @@ check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
 check "damon_stat re-enabled after stop ($(rd $STAT))" eq "$(rd $STAT)" Y
 check "journal: 're-enabled damon_stat'" jhas "re-enabled damon_stat"
 check "journal: 'stopped; no kdamond of ours is running'" jhas "stopped; no kdamond of ours is running"
-systemctl status $U --no-pager -l >$T/status-stopped.out 2>&1
-section systemctl-status-stopped <$T/status-stopped.out
-journalctl -u $U --no-pager -o short-monotonic >$T/journal.out 2>&1
-section journal-full <$T/journal.out
-cp $T/conf.orig $CONF
+systemctl status $U --no-pager -l >"$T/status-stopped.out" 2>&1
+section systemctl-status-stopped <"$T/status-stopped.out"
+journalctl -u $U --no-pager -o short-monotonic >"$T/journal.out" 2>&1
+section journal-full <"$T/journal.out"
+cp "$T/conf.orig" $CONF
 
 step "done"
 echo "SYSTEMD RESULT: $fails failure(s)"
