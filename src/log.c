@@ -19,6 +19,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* The location would be this file's, not the caller's: leave it out. */
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
 #include "log.h"

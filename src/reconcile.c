@@ -999,8 +999,10 @@ static void reload(struct reconciler *r, uint64_t now)
 	}
 	if (r->state == RC_RUNNING)
 		log_plan(r, r->plan);
-	log_info("configuration reloaded from %s", r->config_path ? r->config_path : "the search path");
+	log_info("configuration reloaded from %s",
+		 r->config_path ? r->config_path : "the configuration files and drop-ins");
 	status_ready("running");
+	status_set("running %u kdamonds", r->plan->nr_kdamonds);
 	r->next_status_usec = now;
 }
 

@@ -316,7 +316,8 @@ if command -v gnuplot >/dev/null; then
 		echo "set terminal pngcairo size 1100,$((330 * nw + 40)) font 'sans,10'"
 		echo "set output '$png'"
 		echo "set multiplot layout $nw,1 title 'Fast-tier (node 0) access ratio over time, ${kernel:-$glob}'"
-		echo "set yrange [0:1.05]; set ylabel 'fast ratio'; set grid; set key outside right top"
+		echo "set yrange [0:1.05]; set xrange [0:*]; set autoscale xfix"
+		echo "set ylabel 'fast ratio'; set grid; set key outside right top"
 		echo "set xlabel 'guest seconds since start'"
 		for w in "${WLS[@]}"; do
 			echo "unset arrow"
@@ -329,7 +330,7 @@ if command -v gnuplot >/dev/null; then
 				}'
 				break
 			done
-			echo "set title '$w'"
+			case $w in zipf) echo "set title '$w'" ;; *) echo "set title '$w (dashed: hot-set shifts)'" ;; esac
 			plot="plot"
 			sep=""
 			for c in "${CFGS[@]}"; do

@@ -16,6 +16,8 @@
 # --config FILE runs with another config (for measurements; the test itself
 # uses the shipped defaults).
 # Env: DAMON_TIERD, WORKLOAD  binaries to put in the guest (default: build/)
+#      EXTRA_BINS="SRC:DEST ..."  more files for the guest (mkinitramfs.sh
+#                                 syntax), e.g. tierload for soak.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -60,9 +62,10 @@ else
 	printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
 fi
 
+read -r -a extra_bins <<<"${EXTRA_BINS:-}"
 "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest" \
 	"$daemon:/bin/damon-tierd" "$workload:/bin/workload" \
-	"$work/damon-tierd.conf:/etc/damon-tierd.conf" >/dev/null
+	"$work/damon-tierd.conf:/etc/damon-tierd.conf" ${extra_bins[@]+"${extra_bins[@]}"} >/dev/null
 
 append="E2E_MODE=$mode$extra_append"
 [[ -n $duration ]] && append+=" E2E_DURATION=$duration"

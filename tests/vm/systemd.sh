@@ -120,7 +120,8 @@ img=$work/root.img
 	# A machine id, so that the boot is not a first boot (no firstboot prompt).
 	od -An -tx1 -N16 /dev/urandom | tr -d " \n" >"$stage/etc/machine-id"
 	echo >>"$stage/etc/machine-id"
-	mke2fs -q -F -t ext4 -L damon-tierd-root -d "$stage" "$img" 1G
+	truncate -s 1G "$img"
+	mke2fs -q -F -t ext4 -L damon-tierd-root -d "$stage" "$img"
 ' image "$work/root" "$tarball" "$img" "$daemon" "$unit" "$conf" "$here/guest"
 rm -rf "$work/root"
 
