@@ -64,7 +64,7 @@ _Static_assert(_CONFIG_KEY_MAX <= 64, "set_mask has 64 bits");
 #define OFF(field) offsetof(struct config, field)
 
 static const struct config_key_info key_info[_CONFIG_KEY_MAX] = {
-	[CONFIG_KEY_DAEMON_INTERVAL] = { "daemon", "interval", "2s",
+	[CONFIG_KEY_DAEMON_INTERVAL] = { "daemon", "interval", "5s",
 		"How often the topology is re-read and the kdamonds reconciled with the plan." },
 	[CONFIG_KEY_DAEMON_STATUS_INTERVAL] = { "daemon", "status_interval", "60s",
 		"How often a status line is logged; at least daemon.interval." },

@@ -94,7 +94,7 @@ static void test_defaults(void **state)
 	(void)state;
 	config_init(&c);
 	assert_int_equal(c.set_mask, 0);
-	assert_int_equal(c.interval_us, 2 * S);
+	assert_int_equal(c.interval_us, 5 * S);
 	assert_int_equal(c.status_interval_us, 60 * S);
 	assert_int_equal(c.damon_stat, DAMON_STAT_PAUSE);
 	assert_int_equal(c.numa_balancing, NUMAB_LEAVE);
@@ -336,7 +336,7 @@ static void test_bad_lines(void **state)
 	char longline[400];
 
 	(void)state;
-	expect_error("[daemon]\ninterval =\n", 2, "[daemon] interval: empty value", "e.g. \"2s\"", NULL);
+	expect_error("[daemon]\ninterval =\n", 2, "[daemon] interval: empty value", "e.g. \"5s\"", NULL);
 	expect_error("[monitoring]\nsample_intervl = 5ms\n", 2,
 		     "[monitoring] sample_intervl: unknown key (did you mean \"sample_interval\"?)", NULL);
 	expect_error("[quota]\nweigth_age = 1\n", 2, "did you mean \"weight_age\"?", NULL);
@@ -398,7 +398,7 @@ static void test_cross_keys(void **state)
 		     "[monitoring] min_nr_regions = 2000 (line 2) must be at most "
 		     "[monitoring] max_nr_regions = 1000 (default)", NULL);
 	expect_error("[daemon]\nstatus_interval = 1s\n", 2,
-		     "[daemon] status_interval = 1s (line 2) must be at least [daemon] interval = 2s (default)", NULL);
+		     "[daemon] status_interval = 1s (line 2) must be at least [daemon] interval = 5s (default)", NULL);
 	expect_error("[quota]\ntime_limit = 2s\n", 2,
 		     "[quota] time_limit = 2s (line 2) must be at most [quota] reset_interval = 1s (default)", NULL);
 	expect_error("[quota]\nweight_accesses = 0\nweight_age = 0\n", 3,
@@ -594,7 +594,7 @@ static void test_format(void **state)
 	(void)state;
 	config_init(&c);
 	assert_int_equal(config_format(&c, buf, sizeof(buf)), 0);
-	assert_non_null(strstr(buf, "daemon.interval = 2s\n"));
+	assert_non_null(strstr(buf, "daemon.interval = 5s\n"));
 	assert_non_null(strstr(buf, "daemon.state_dir = /run/damon-tierd\n"));
 	assert_non_null(strstr(buf, "monitoring.sample_interval = 5ms\n"));
 	assert_non_null(strstr(buf, "monitoring.intervals_goal_access_bp = 400\n"));
@@ -839,7 +839,7 @@ static void test_sources_main_search(void **state)
 	tu_write(root, "usr/local/lib/damon-tierd.conf", "[quota]\nsize = 2G\n");
 	assert_int_equal(load_root(root, &c, &o, &err), 0);
 	assert_int_equal(c.quota_bytes, 2ULL << 30);
-	assert_int_equal(c.interval_us, 2 * S);
+	assert_int_equal(c.interval_us, 5 * S);
 	assert_false(config_is_set(&c, CONFIG_KEY_DAEMON_INTERVAL));
 	assert_string_equal(o.main_file, at(root, "usr/local/lib/damon-tierd.conf"));
 
@@ -899,7 +899,7 @@ static void test_sources_dropin_precedence(void **state)
 	tu_write(root, ETC_D "50-vendor.conf", "[quota]\nsize = 3G\n");
 	assert_int_equal(load_root(root, &c, &o, &err), 0);
 	assert_int_equal(c.quota_bytes, 3ULL << 30);
-	assert_int_equal(c.interval_us, 2 * S);
+	assert_int_equal(c.interval_us, 5 * S);
 	assert_false(config_is_set(&c, CONFIG_KEY_DAEMON_INTERVAL));
 	assert_int_equal(o.nr_dropins, 1);
 	assert_origin(&o, CONFIG_KEY_QUOTA_SIZE, at(root, ETC_D "50-vendor.conf"), 2);

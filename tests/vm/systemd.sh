@@ -1,35 +1,38 @@
 #!/bin/bash
-# systemd.sh [--kernel GLOB] [--suite SUITE] [--timeout SEC] [--unit FILE]
-#            [--notes DIR] [--log FILE] [--append WORDS]
+# systemd.sh [--kernel GLOB] [--suite SUITE] [--timeout SEC] [--deb FILE]
+#            [--unit FILE] [--notes DIR] [--log FILE] [--append WORDS]
 #
-# The real-systemd VM test: damon-tierd installed in a Debian guest the way a
-# package installs it, and driven by systemctl and journalctl with systemd as
+# The real-systemd VM test: the damon-tierd Debian package installed in a
+# Debian guest, and driven by systemctl, journalctl and dpkg with systemd as
 # PID 1 (tests/vm/guest/systemd-test.sh lists the checks).
 #
 #  1. fetch-kernel.sh GLOB (default 6.17) and mkrootfs.sh SUITE (default
 #     trixie: a cached debootstrap minbase tree with systemd; the first run
 #     needs root and the network, later runs neither).
-#  2. A fresh ext4 image per run (mke2fs -d from the cached tree) with
-#       /usr/sbin/damon-tierd                      $DAMON_TIERD
-#       /usr/lib/systemd/system/damon-tierd.service systemd/damon-tierd.service
-#                                                  (or --unit FILE)
-#       /etc/damon-tierd.conf                      conf/damon-tierd.conf
-#     not enabled; plus the test unit damon-tierd-vmtest.service and its
-#     script (/usr/local/libexec/damon-tierd-vmtest), also not enabled.
-#  3. An initramfs (mkinitramfs.sh --module virtio_blk, which the cloud
+#  2. The .deb: --deb FILE, or else built from the working tree as it is now
+#     by tests/pkg/build-deb.sh --nocheck (about 30 to 50 s; needs dpkg-dev,
+#     debhelper and the Build-Depends).
+#  3. A fresh ext4 image per run (mke2fs -d from the cached tree) with the
+#     package installed by "dpkg --root --force-script-chrootless -i" (its
+#     maintainer scripts run on this host with DPKG_ROOT set, and enable
+#     nothing; dpkg checks its Depends against the tree), plus the test unit
+#     damon-tierd-vmtest.service and its script
+#     (/usr/local/libexec/damon-tierd-vmtest), not enabled either.
+#  4. An initramfs (mkinitramfs.sh --module virtio_blk, which the cloud
 #     kernels build as a module) whose PID 1 is guest/systemd-initrd.sh
 #     (rdinit=): it loads virtio_blk, mounts /dev/vda read-write and
 #     switch_roots to systemd.  The kernel command line pulls the test unit
 #     in with systemd.wants= and masks the serial getty; the test unit prints
 #     to the console and powers off.
-#  4. run-vm.sh boots the two-node guest with the image as a virtio-blk disk;
+#  5. run-vm.sh boots the two-node guest with the image as a virtio-blk disk;
 #     the exit status is the guest's number of failed checks (124 timeout,
 #     125 no result marker).
 #
-# --unit FILE installs FILE instead of systemd/damon-tierd.service (to try a
-# changed unit); --notes DIR writes each @@BEGIN x/@@END x section of the
-# guest output (systemctl status, journal, ...) to DIR/x.txt.
-# Env: DAMON_TIERD  the binary (default build/damon-tierd).
+# --unit FILE replaces the package's /usr/lib/systemd/system/damon-tierd.service
+# with FILE after the install (to try a changed unit without a rebuild);
+# --notes DIR writes each @@BEGIN x/@@END x section of the guest output
+# (systemctl status, journal, the operator transcript systemd-operator, ...)
+# to DIR/x.txt.
 # The image is built under fakeroot when not run as root.
 set -euo pipefail
 
@@ -38,7 +41,8 @@ top=$(cd "$here/../.." && pwd)
 glob=6.17
 suite=trixie
 timeout_s=600
-unit=$top/systemd/damon-tierd.service
+unit=""
+deb=""
 notes=""
 log=""
 extra_append=""
@@ -48,6 +52,7 @@ while [[ $# -gt 0 ]]; do
 	--suite) suite=${2:?}; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--unit) unit=${2:?}; shift 2 ;;
+	--deb) deb=${2:?}; shift 2 ;;
 	--notes) notes=${2:?}; shift 2 ;;
 	--log) log=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
@@ -62,12 +67,10 @@ die() {
 	exit 2
 }
 
-daemon=${DAMON_TIERD:-$top/build/damon-tierd}
-conf=$top/conf/damon-tierd.conf
-[[ -x $daemon ]] || die "no damon-tierd binary at $daemon (build first, or set DAMON_TIERD)"
-[[ -r $unit ]] || die "cannot read unit file $unit"
-[[ -r $conf ]] || die "cannot read $conf"
+[[ -z $unit || -r $unit ]] || die "cannot read unit file $unit"
+[[ -z $deb || -r $deb ]] || die "cannot read $deb"
 command -v mke2fs >/dev/null || die "mke2fs not found (install e2fsprogs)"
+command -v dpkg >/dev/null || die "dpkg not found: it installs the package into the image"
 wrap=()
 if [[ $(id -u) != 0 ]]; then
 	command -v fakeroot >/dev/null || die "not root and no fakeroot: cannot build the image with root-owned files"
@@ -89,30 +92,44 @@ say "rootfs $tarball"
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-systemd.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The binary's libraries must be in the guest (damon-tierd links libsystemd
-# and libinih); checked here so a missing one is a clear error, not a boot
-# that fails later.
-if command -v readelf >/dev/null; then
-	tar -tf "$tarball" >"$work/rootfs.list"
-	while read -r lib; do
-		[[ -n $lib ]] || continue
-		if ! grep -qE "/(usr/)?lib(64)?/(x86_64-linux-gnu/)?$lib\$" "$work/rootfs.list"; then
-			die "$daemon needs $lib, which is not in $tarball (add its package with mkrootfs.sh --include)"
-		fi
-	done < <(readelf -d "$daemon" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if [[ -z $deb ]]; then
+	t_deb=$SECONDS
+	deb=$("$top/tests/pkg/build-deb.sh" --nocheck "$work/deb") ||
+		die "tests/pkg/build-deb.sh failed (its log is above); or pass --deb FILE"
+	say "built $(basename "$deb") from the working tree in $((SECONDS - t_deb)) s"
 fi
+[[ $(dpkg-deb -f "$deb" Package 2>/dev/null) == damon-tierd ]] || die "$deb is not a damon-tierd .deb"
+say "package $deb ($(dpkg-deb -f "$deb" Version))"
 
 # The image, built in one (fake)root session so owners and modes survive.
 img=$work/root.img
 # shellcheck disable=SC2016  # expanded by the inner bash
 "${wrap[@]}" bash -euo pipefail -c '
-	stage=$1 tarball=$2 img=$3 daemon=$4 unit=$5 conf=$6 guest=$7
+	stage=$1 tarball=$2 img=$3 deb=$4 unit=$5 guest=$6 dpkglog=$7
 	mkdir "$stage"
 	tar --numeric-owner -xpf "$tarball" -C "$stage"
-	# The way a package installs it; nothing is enabled.
-	install -D -m 0755 "$daemon" "$stage/usr/sbin/damon-tierd"
-	install -D -m 0644 "$unit" "$stage/usr/lib/systemd/system/damon-tierd.service"
-	install -D -m 0644 "$conf" "$stage/etc/damon-tierd.conf"
+	# dpkg wants ldconfig and start-stop-daemon on PATH.
+	PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
+	# The package as apt would install it: dpkg checks the Depends against
+	# the trees database, the maintainer scripts run here with DPKG_ROOT set
+	# (deb-systemd-helper honours it; nothing is enabled or started).
+	if ! dpkg --root="$stage" --force-script-chrootless --log=/dev/null -i "$deb" >"$dpkglog" 2>&1; then
+		cat "$dpkglog" >&2
+		echo "systemd-vm: error: dpkg -i $deb into the tree failed (a Depends missing" \
+			"from the tree: add its package with mkrootfs.sh --include)" >&2
+		exit 1
+	fi
+	status=$(dpkg-query --admindir="$stage/var/lib/dpkg" -W -f="\${Status}" damon-tierd)
+	if [[ $status != "install ok installed" ]]; then
+		cat "$dpkglog" >&2
+		echo "systemd-vm: error: damon-tierd is \"$status\" in the tree after dpkg -i" >&2
+		exit 1
+	fi
+	if [[ -n $unit ]]; then
+		install -m 0644 "$unit" "$stage/usr/lib/systemd/system/damon-tierd.service"
+		# For the guest: dpkg -V will flag the unit file.
+		install -D -m 0644 /dev/null "$stage/usr/local/share/damon-tierd-vmtest/unit-replaced"
+	fi
 	# The test unit, pulled in by systemd.wants= on the kernel command line.
 	install -D -m 0644 "$guest/systemd-vmtest.service" \
 		"$stage/usr/lib/systemd/system/damon-tierd-vmtest.service"
@@ -122,7 +139,7 @@ img=$work/root.img
 	echo >>"$stage/etc/machine-id"
 	truncate -s 1G "$img"
 	mke2fs -q -F -t ext4 -L damon-tierd-root -d "$stage" "$img"
-' image "$work/root" "$tarball" "$img" "$daemon" "$unit" "$conf" "$here/guest"
+' image "$work/root" "$tarball" "$img" "$deb" "$unit" "$here/guest" "$work/dpkg.log"
 rm -rf "$work/root"
 
 # PID 1 of the initramfs must be executable whatever mode the checkout has.

@@ -1,14 +1,16 @@
 #!/bin/bash
 # Guest side of the vm-systemd test (tests/vm/systemd.sh): runs in a Debian
 # guest with systemd as PID 1, as /usr/local/libexec/damon-tierd-vmtest from
-# damon-tierd-vmtest.service, after multi-user.target.  damon-tierd is
-# installed the way a package installs it (binary, unit, /etc config; not
-# enabled) and driven only with systemctl and journalctl:
-#   0. installed but not enabled, not running; damon_stat on (6.17 default)
+# damon-tierd-vmtest.service, after multi-user.target.  damon-tierd is the
+# Debian package, installed into the image with dpkg (tests/vm/systemd.sh),
+# and is driven only with systemctl, journalctl, damon-tierd status and dpkg:
+#   0. the package is installed (dpkg -V clean) but not enabled, not running;
+#      damon_stat on (6.17 default)
 #   1. systemctl start: returns after READY=1 with both kdamonds already on;
 #      StatusText "running 2 kdamonds"; systemctl status shows it
 #   2. the journal has the discovery and kdamond lines with their fields
-#   3. the hardened unit could write DAMON sysfs and pause damon_stat
+#   3. the hardened unit could write DAMON sysfs and pause damon_stat;
+#      damon-tierd status (as root and as nobody) and status --json
 #   4. edit /etc/damon-tierd.conf + systemctl reload: the promote goal
 #      target_value becomes 8500 online (same MainPID, same kdamond pids)
 #   5. a broken config: systemctl reload fails, nothing changes, the journal
@@ -16,8 +18,15 @@
 #   6. systemctl start with a broken config fails (exit 2) and is not
 #      restarted; systemctl restart with a good one runs again
 #   7. systemctl stop: our kdamonds off, damon_stat back on
+#   8. watchdog: a stopped (SIGSTOP) daemon stops pinging; systemd's watchdog
+#      kills it (drop-in WatchdogSec=6s) and Restart=on-failure starts a new
+#      one, which adopts or replaces our kdamonds: exactly two, both on
+#   9. dpkg -r with the service running stops it (kdamonds off, damon_stat
+#      back on, conffile kept); dpkg --purge removes the conffile
 # Prints "SYSTEMD PASS/FAIL: ..." lines, @@BEGIN/@@END sections with the real
-# output of systemctl and journalctl, and "DAMON_TIERD_VM_RESULT=<failures>".
+# output of systemctl and journalctl, the operator transcript (section
+# systemd-operator: each command as "# CMD" and its output), and
+# "DAMON_TIERD_VM_RESULT=<failures>".
 # Always exits 0: the unit's SuccessAction powers the guest off.
 # The helpers are called through check/wait_until.
 # shellcheck disable=SC2317
@@ -126,6 +135,37 @@ jhas() { jmsg | grep -qF -- "$1"; }
 sub_running() { [[ $(prop SubState) == running ]]; }
 step() { echo "SYSTEMD STEP: $* (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 
+# The operator transcript (section systemd-operator, for the README): real
+# commands and their real output, in the order the test runs them.
+OP=$T/operator.txt
+: >"$OP"
+ophead() { printf '\n==== %s ====\n' "$*" >>"$OP"; }
+# op OUT CMDLINE: runs CMDLINE with bash, output (stdout and stderr) to OUT,
+# and appends "# CMDLINE", the output and a non-zero exit status to the
+# transcript.  Returns CMDLINE's status.
+op() {
+	local out=$1 cmd=$2 rc
+	bash -c "$cmd" >"$out" 2>&1
+	rc=$?
+	{
+		printf '# %s\n' "$cmd"
+		cat "$out"
+		((rc == 0)) || echo "(exit status $rc)"
+	} >>"$OP"
+	return $rc
+}
+# mark: waits for the next second of the wall clock and prints it (HH:MM:SS),
+# so that "journalctl --since MARK" shows exactly what came after the mark.
+mark() {
+	local s
+	s=$(date +%s)
+	while [[ $(date +%s) == "$s" ]]; do sleep 0.05; done
+	date +%T
+}
+# The journal cursor of the unit's newest entry; jsince CURSOR: messages after it.
+jcursor() { journalctl -u "$U" -n 1 -o export --no-pager | sed -n 's/^__CURSOR=//p'; }
+jsince() { journalctl -u "$U" --no-pager -o cat --after-cursor="$1"; }
+
 echo "SYSTEMD TEST kernel=$(uname -r) $(systemctl --version | head -n1)"
 # The boot transaction is not finished while this unit runs, so
 # systemd-analyze time cannot answer yet; the target's timestamp can.
@@ -133,12 +173,33 @@ mu=$(systemctl show -P ActiveEnterTimestampMonotonic multi-user.target)
 echo "SYSTEMD INFO: multi-user.target reached $((mu / 1000000)).$(printf '%03d' $((mu / 1000 % 1000))) s after boot; test starts at $(cut -d' ' -f1 /proc/uptime) s"
 systemctl --failed --no-legend --plain 2>&1 | section failed-units-at-boot
 
-# -- 0. installed as a package would be ------------------------------------
-step "0 installed as a package would be"
+# -- 0. installed by dpkg, not enabled --------------------------------------
+step "0 installed by dpkg, not enabled"
+pkgstatus=$(dpkg-query -W -f='${Status} ${Version}' damon-tierd 2>&1)
+check "dpkg: damon-tierd is installed ($pkgstatus)" \
+	bash -c "[[ '$pkgstatus' == 'install ok installed '* ]]"
+# systemd.sh --unit replaces the packaged unit file, which dpkg -V then flags.
+dpkg -V damon-tierd >"$T/dpkg-V.out" 2>&1
+vrc=$?
+if [[ -e /usr/local/share/damon-tierd-vmtest/unit-replaced ]]; then
+	sed -i '\| /usr/lib/systemd/system/damon-tierd.service$|d' "$T/dpkg-V.out"
+	echo "SYSTEMD INFO: the unit file was replaced by systemd.sh --unit"
+	vrc=0
+fi
+check "dpkg -V: the installed files are the package's (rc $vrc: $(cat "$T/dpkg-V.out"))" \
+	bash -c "[[ $vrc == 0 && ! -s $T/dpkg-V.out ]]"
+check "dpkg: $CONF is a conffile" \
+	bash -c "dpkg-query -W -f='\${Conffiles}' damon-tierd | grep -q '^ $CONF '"
+check "dpkg: the unit and the binary belong to damon-tierd" \
+	bash -c "dpkg -S /usr/lib/systemd/system/$U.service /usr/sbin/damon-tierd | grep -c '^damon-tierd: ' | grep -qx 2"
 check "binary has all its libraries (ldd)" \
 	bash -c '! ldd /usr/sbin/damon-tierd | grep -q "not found"'
-check "unit is installed but not enabled (is-enabled: $(systemctl is-enabled $U 2>&1))" \
-	eq "$(systemctl is-enabled $U 2>&1)" disabled
+ophead "installed with dpkg -i: not enabled, not running"
+op "$T/is-enabled.out" "systemctl is-enabled $U"
+check "unit is installed but not enabled (is-enabled: $(cat "$T/is-enabled.out"))" \
+	eq "$(cat "$T/is-enabled.out")" disabled
+check "no [Install] symlink was made (no /etc/systemd/system/*.wants/$U.service)" \
+	bash -c "! ls /etc/systemd/system/*.wants/$U.service 2>/dev/null | grep -q ."
 check "unit is not running before start ($(systemctl is-active $U 2>&1))" \
 	eq "$(systemctl is-active $U 2>&1)" inactive
 check "shipped config passes --check-config" \
@@ -153,7 +214,8 @@ check "systemd-analyze verify accepts the unit (rc $vrc)" eq "$vrc" 0
 
 # -- 1. systemctl start ------------------------------------------------------
 step "1 systemctl start"
-systemctl start $U >"$T/start.out" 2>&1
+ophead "start"
+op "$T/start.out" "systemctl start $U"
 rc=$?
 # Type=notify: start returns after READY=1, which the daemon sends after both
 # kdamonds are on.  So they must be on right now, without waiting.
@@ -168,7 +230,7 @@ check "StatusText is 'running 2 kdamonds' ('$status_text')" eq "$status_text" "r
 mainpid=$(prop MainPID)
 check "MainPID is the daemon ($mainpid: $(cat /proc/"$mainpid"/comm 2>/dev/null))" \
 	eq "$(cat /proc/"$mainpid"/comm 2>/dev/null)" damon-tierd
-systemctl status $U --no-pager -l >"$T/status.out" 2>&1
+op "$T/status.out" "systemctl status $U -l"
 src=$?
 section systemctl-status-running <"$T/status.out"
 check "systemctl status exits 0 for a running unit (rc $src)" eq "$src" 0
@@ -178,7 +240,7 @@ check "systemctl status shows the status text" has "$T/status.out" 'Status: "run
 # -- 2. journal --------------------------------------------------------------
 step "2 journal"
 wait_until 10 jhas "started kdamond 1"
-jmsg >"$T/j.txt"
+op "$T/j.txt" "journalctl -u $U -o cat"
 check "journal: 'found 2 memory tiers'" has "$T/j.txt" "found 2 memory tiers"
 check "journal: two 'started kdamond' lines ($(grep -c 'started kdamond' "$T/j.txt"))" \
 	eq "$(grep -c 'started kdamond' "$T/j.txt")" 2
@@ -217,13 +279,34 @@ check "RuntimeDirectory /run/damon-tierd exists" test -d /run/damon-tierd
 echo "SYSTEMD INFO: promote kdamond $(promote_idx), goal target_value $(promote_goal)"
 systemd-analyze security $U --no-pager >"$T/security.out" 2>&1
 section systemd-analyze-security <"$T/security.out"
+# The daemon publishes /run/damon-tierd/status.txt and status.json (0644)
+# every period; "damon-tierd status" prints them for anyone.
+wait_until 10 test -s /run/damon-tierd/status.json
+ophead "damon-tierd status (root, and nobody), --json"
+op "$T/st-root.out" "damon-tierd status"
+rc=$?
+check "damon-tierd status as root: exit 0, 'damon-tierd (pid $mainpid): running' (rc $rc: $(head -n1 "$T/st-root.out"))" \
+	eq "$rc:$(head -n1 "$T/st-root.out")" "0:damon-tierd (pid $mainpid): running"
+check "damon-tierd status shows both kdamonds" \
+	bash -c "grep -q 'promote kdamond' $T/st-root.out && grep -q 'demote kdamond' $T/st-root.out"
+op "$T/st-nobody.out" "setpriv --reuid=nobody --regid=nogroup --clear-groups damon-tierd status"
+rc=$?
+check "damon-tierd status as nobody: exit 0, same report (rc $rc: $(head -n1 "$T/st-nobody.out"))" \
+	eq "$rc:$(head -n1 "$T/st-nobody.out")" "0:damon-tierd (pid $mainpid): running"
+op "$T/st-json.out" "damon-tierd status --json"
+rc=$?
+check "damon-tierd status --json: exit 0, {\"pid\":$mainpid,\"state\":\"running\",... (rc $rc)" \
+	bash -c "[[ $rc == 0 ]] && head -c 40 $T/st-json.out | grep -qF '{\"pid\":$mainpid,\"state\":\"running\"'"
 
 # -- 4. reload with an edited config -----------------------------------------
 step "4 reload with an edited config"
 cp $CONF "$T/conf.orig"
-sed -i 's/^#used_goal = auto$/used_goal = 85%/' $CONF
+ophead "edit the config, systemctl reload"
+op /dev/null "sed -i 's/^#used_goal = auto\$/used_goal = 85%/' $CONF"
 check "config edited ([promote] used_goal = 85%)" grep -qx 'used_goal = 85%' $CONF
-systemctl reload $U >"$T/reload.out" 2>&1
+since=$(mark)
+cur=$(jcursor)
+op "$T/reload.out" "systemctl reload $U"
 rc=$?
 goal_at_return=$(promote_goal)
 check "systemctl reload succeeds (rc $rc) $(cat "$T/reload.out")" eq "$rc" 0
@@ -247,15 +330,23 @@ check "same kdamonds after reload ($(kd_states))" \
 wait_until 10 jhas "configuration reloaded"
 check "journal: 'committed new parameters' on reload" jhas "reload: committed new parameters to kdamond"
 check "journal: 'configuration reloaded'" jhas "configuration reloaded"
+# A reload logs the next status line right away (the periodic ones come
+# every status_interval, 60 s).
+wait_until 10 bash -c "journalctl -u $U -o cat --after-cursor='$cur' DAMON_TIERD_EVENT=status | grep -q ."
+check "journal: a status line after the reload" \
+	bash -c "journalctl -u $U -o cat --after-cursor='$cur' DAMON_TIERD_EVENT=status | grep -q 'node0 used'"
+op /dev/null "journalctl -u $U -o cat --since $since"
 echo "SYSTEMD INFO: StatusText after reload: '$(prop StatusText)'"
 
 # -- 5. reload with a broken config ------------------------------------------
 step "5 reload with a broken config"
 cp $CONF "$T/conf.good"
-sed -i 's/^#size = 200MiB$/size = 12 parsecs/' $CONF
+ophead "a broken config: systemctl reload fails, the daemon keeps running"
+op /dev/null "sed -i 's/^#size = 200MiB\$/size = 12 parsecs/' $CONF"
 badline=$(grep -n '^size = 12 parsecs$' $CONF | cut -d: -f1)
 check "config broken ([quota] size = 12 parsecs at line ${badline:-?})" test -n "$badline"
-systemctl reload $U >"$T/reload-bad.out" 2>&1
+since=$(mark)
+op "$T/reload-bad.out" "systemctl reload $U"
 rc=$?
 section systemctl-reload-broken <"$T/reload-bad.out"
 check "systemctl reload fails on a broken config (rc $rc)" ne "$rc" 0
@@ -268,13 +359,15 @@ check "running goal kept after the failed reload ($(promote_goal))" goal_is 8500
 wait_until 10 jhas "$CONF:$badline"
 check "journal: the error names $CONF:$badline" jhas "$CONF:$badline"
 jmsg | grep -F "$CONF:$badline" | section journal-reload-error
-systemctl status $U --no-pager -l >"$T/status-bad.out" 2>&1
+op /dev/null "journalctl -u $U -o cat --since $since"
+op "$T/status-bad.out" "systemctl status $U -l"
 section systemctl-status-after-failed-reload <"$T/status-bad.out"
 
 # -- 6. restart paths --------------------------------------------------------
 step "6 start with a broken config, restart"
-systemctl stop $U
-systemctl start $U >"$T/start-bad.out" 2>&1
+ophead "systemctl start with the broken config fails; fixed, it starts"
+op /dev/null "systemctl stop $U"
+op "$T/start-bad.out" "systemctl start $U"
 rc=$?
 check "systemctl start with a broken config fails (rc $rc)" ne "$rc" 0
 # RestartPreventExitStatus=2: a config error is not retried.  Wait past
@@ -284,17 +377,19 @@ check "no restart after a config error (NRestarts $(prop NRestarts), $(prop Acti
 	eq "$(prop NRestarts)/$(prop ActiveState)/$(prop ExecMainStatus)" 0/failed/2
 check "no kdamond on after the failed start ($(kd_states))" none_on
 check "damon_stat on after the failed start ($(rd $STAT))" eq "$(rd $STAT)" Y
-systemctl status $U --no-pager -l >"$T/status-failed.out" 2>&1
+op "$T/status-failed.out" "systemctl status $U -l"
 section systemctl-status-failed-start <"$T/status-failed.out"
-systemctl reset-failed $U
+op /dev/null "systemctl reset-failed $U"
+op /dev/null "sed -i 's/^size = 12 parsecs\$/#size = 200MiB/' $CONF"
+check "config fixed (the same file as before the broken edit)" cmp -s "$T/conf.good" $CONF
 cp "$T/conf.good" $CONF
-systemctl start $U
+op /dev/null "systemctl start $U"
 rc=$?
 check "systemctl start with the fixed config succeeds (rc $rc)" eq "$rc" 0
 check "both kdamonds on again ($(kd_states))" all_on
 check "goal 8500 from the edited config after the fresh start ($(promote_goal))" goal_is 8500
 oldpid=$(prop MainPID)
-systemctl restart $U
+op /dev/null "systemctl restart $U"
 rc=$?
 newpid=$(prop MainPID)
 check "systemctl restart succeeds with a new MainPID (rc $rc, $oldpid -> $newpid)" \
@@ -306,7 +401,9 @@ check "StatusText after restart ('$(prop StatusText)')" \
 # -- 7. systemctl stop -------------------------------------------------------
 step "7 systemctl stop"
 read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
-systemctl stop $U >"$T/stop.out" 2>&1
+ophead "stop"
+since=$(mark)
+op "$T/stop.out" "systemctl stop $U"
 rc=$?
 check "systemctl stop succeeds (rc $rc)" eq "$rc" 0
 check "inactive after stop, Result=success ($(prop ActiveState), $(prop Result))" \
@@ -318,11 +415,137 @@ check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
 check "damon_stat re-enabled after stop ($(rd $STAT))" eq "$(rd $STAT)" Y
 check "journal: 're-enabled damon_stat'" jhas "re-enabled damon_stat"
 check "journal: 'stopped; no kdamond of ours is running'" jhas "stopped; no kdamond of ours is running"
-systemctl status $U --no-pager -l >"$T/status-stopped.out" 2>&1
+op /dev/null "journalctl -u $U -o cat --since $since"
+op "$T/status-stopped.out" "systemctl status $U -l"
 section systemctl-status-stopped <"$T/status-stopped.out"
+# The status files outlive the daemon (RuntimeDirectoryPreserve=yes).
+op "$T/st-stopped.out" "damon-tierd status"
+rc=$?
+check "damon-tierd status after stop: exit non-zero, says not running (rc $rc)" \
+	bash -c "[[ $rc != 0 ]] && grep -q 'damon-tierd is not running' $T/st-stopped.out"
+cp "$T/conf.orig" $CONF
+
+# -- 8. watchdog ---------------------------------------------------------------
+# A hung main loop, simulated without a code hook: SIGSTOP stops the
+# sd-event loop and with it the WATCHDOG=1 pings.  The unit has
+# WatchdogSec=60s; a drop-in shortens it to keep the test short, and
+# TimeoutAbortSec= bounds the wait for the SIGABRT (WatchdogSignal=) to work
+# before systemd sends SIGKILL (it would be TimeoutStopSec=60s).  systemd
+# follows the SIGABRT with a SIGCONT, so even a stopped process gets it.
+step "8 watchdog"
+DROPIN=/etc/systemd/system/$U.service.d/watchdog.conf
+mkdir -p "${DROPIN%/*}"
+printf '%s\n' "# damon-tierd VM test: a short watchdog and restart delay." "[Service]" \
+	"WatchdogSec=6s" "RestartSec=1s" "TimeoutAbortSec=5s" >"$DROPIN"
+ophead "watchdog: a hung main loop (SIGSTOP) is killed and restarted"
+op /dev/null "cat $DROPIN"
+op /dev/null "systemctl daemon-reload"
+op /dev/null "systemctl restart $U"
+rc=$?
+check "restart with the watchdog drop-in succeeds (rc $rc, WatchdogUSec=$(prop WatchdogUSec))" \
+	eq "$rc/$(prop WatchdogUSec)" 0/6s
+check "both kdamonds on before the hang ($(kd_states))" all_on
+wdpid=$(prop MainPID)
+nrestarts0=$(prop NRestarts)
+read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+since=$(mark)
+cur=$(jcursor)
+t0=$(cut -d' ' -f1 /proc/uptime)
+op /dev/null "kill -STOP $wdpid"
+new_instance_running() {
+	local p
+	p=$(prop MainPID)
+	[[ $p != 0 && $p != "$wdpid" && $(prop SubState) == running &&
+		$(prop StatusText) == "running 2 kdamonds"* ]]
+}
+# The bound only keeps a broken guest from hanging: 6 s of watchdog, at most
+# 5 s of abort timeout, 1 s of RestartSec and a start.
+wait_until 60 new_instance_running
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "SYSTEMD INFO: stopped pid $wdpid at $t0 s; new instance $(prop MainPID) running at $t1 s"
+jsince "$cur" >"$T/j-wd.txt"
+check "journal: systemd's 'Watchdog timeout'" has "$T/j-wd.txt" "Watchdog timeout"
+check "journal: systemd killed the hung daemon with SIGABRT (WatchdogSignal)" \
+	grep -qE "Killing process $wdpid \(damon-tierd\) with signal SIGABRT" "$T/j-wd.txt"
+echo "SYSTEMD INFO: $(grep -m1 'Main process exited' "$T/j-wd.txt")"
+check "journal: Result 'watchdog'" has "$T/j-wd.txt" "Failed with result 'watchdog'"
+check "the hung process is gone (pid $wdpid)" test ! -e "/proc/$wdpid"
+check "Restart=on-failure restarted it: NRestarts $nrestarts0 -> $(prop NRestarts)" \
+	eq "$(prop NRestarts)" $((nrestarts0 + 1))
+newpid=$(prop MainPID)
+check "a new MainPID running ($wdpid -> $newpid, $(prop ActiveState)/$(prop SubState))" \
+	bash -c "[[ $newpid != 0 && $newpid != $wdpid && '$(prop ActiveState)/$(prop SubState)' == active/running ]]"
+check "MainPID is the daemon ($(cat /proc/"$newpid"/comm 2>/dev/null))" \
+	eq "$(cat /proc/"$newpid"/comm 2>/dev/null)" damon-tierd
+wait_until 10 bash -c "journalctl -u $U -o cat --after-cursor='$cur' | grep -qE 'adopted 2 running kdamonds|replacing them'"
+jsince "$cur" >"$T/j-wd.txt"
+if grep -qF "adopted 2 running kdamonds" "$T/j-wd.txt"; then
+	pass "journal: the new instance adopted 2 running kdamonds"
+	check "adopted: the same kdamond threads, never stopped ($(kd_states))" \
+		eq "$(kd_states)" "on:${kpids[0]} on:${kpids[1]}"
+	check "StatusText 'running 2 kdamonds (adopted)' ('$(prop StatusText)')" \
+		eq "$(prop StatusText)" "running 2 kdamonds (adopted)"
+elif grep -qF "replacing them" "$T/j-wd.txt"; then
+	pass "journal: the new instance replaced the kdamonds of the killed one"
+else
+	fail "journal: neither 'adopted 2 running kdamonds' nor 'replacing them'"
+fi
+check "exactly 2 kdamonds, both on ($(nr_kdamonds): $(kd_states))" all_on
+check "damon_stat still paused ($(rd $STAT))" eq "$(rd $STAT)" N
+op /dev/null "journalctl -u $U -o cat --since $since"
+op /dev/null "systemctl status $U -l"
+
+# -- 9. dpkg -r, dpkg --purge ---------------------------------------------------
+step "9 dpkg -r with the service running, dpkg --purge"
+mainpid=$(prop MainPID)
+read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+check "running before removal (MainPID $mainpid, $(prop SubState), $(kd_states))" \
+	bash -c "[[ '$(prop SubState)' == running ]] && [[ '$(kd_states)' == on:*' 'on:* ]]"
+ophead "dpkg -r with the service running, then dpkg --purge"
+cur=$(jcursor)
+op "$T/dpkg-r.out" "dpkg -r damon-tierd"
+rc=$?
+check "dpkg -r damon-tierd succeeds (rc $rc)" eq "$rc" 0
+check "dpkg -r printed no warning (prerm: no ownership record left behind)" \
+	bash -c "! grep -qi warning $T/dpkg-r.out"
+check "the service is inactive ($(systemctl is-active $U 2>&1))" \
+	eq "$(systemctl is-active $U 2>&1)" inactive
+check "the daemon is gone (pid $mainpid)" test ! -e "/proc/$mainpid"
+check "no kdamond of ours runs: nr_kdamonds 0 ($(nr_kdamonds))" eq "$(nr_kdamonds)" 0
+check "all kdamonds off" none_on
+check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
+check "damon_stat back to Y ($(rd $STAT))" eq "$(rd $STAT)" Y
+jsince "$cur" >"$T/j-rm.txt"
+check "journal: 'stopped; no kdamond of ours is running' on removal" \
+	has "$T/j-rm.txt" "stopped; no kdamond of ours is running"
+check "journal: 're-enabled damon_stat' on removal" has "$T/j-rm.txt" "re-enabled damon_stat"
+check "$CONF kept (a conffile)" test -f $CONF
+check "binary and unit removed" \
+	bash -c "[[ ! -e /usr/sbin/damon-tierd && ! -e /usr/lib/systemd/system/$U.service ]]"
+pkgstatus=$(dpkg-query -W -f='${Status}' damon-tierd 2>&1)
+check "dpkg: 'deinstall ok config-files' ($pkgstatus)" eq "$pkgstatus" "deinstall ok config-files"
+check "systemd no longer knows the unit (LoadState $(prop LoadState))" eq "$(prop LoadState)" not-found
+op /dev/null "systemctl is-active $U"
+op /dev/null "cat $STAT"
+op /dev/null "ls -l $CONF"
+op "$T/dpkg-purge.out" "dpkg --purge damon-tierd"
+rc=$?
+check "dpkg --purge damon-tierd succeeds (rc $rc)" eq "$rc" 0
+check "$CONF removed by purge" test ! -e $CONF
+check "/run/damon-tierd removed by purge" test ! -e /run/damon-tierd
+pkgstatus=$(dpkg-query -W -f='${Status}' damon-tierd 2>/dev/null)
+check "dpkg: not installed after purge ('$pkgstatus')" \
+	bash -c "[[ -z '$pkgstatus' || '$pkgstatus' == *not-installed ]]"
+check "no deb-systemd-helper state left" \
+	bash -c "! ls -a /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked 2>/dev/null | grep -q damon-tierd"
+# The watchdog drop-in is the operator's file, not the package's.
+rm -f "$DROPIN"
+rmdir "${DROPIN%/*}"
+systemctl daemon-reload
+
 journalctl -u $U --no-pager -o short-monotonic >"$T/journal.out" 2>&1
 section journal-full <"$T/journal.out"
-cp "$T/conf.orig" $CONF
+section systemd-operator <"$OP"
 
 step "done"
 echo "SYSTEMD RESULT: $fails failure(s)"
