@@ -117,7 +117,11 @@ sampler() {
 			echo "SOAK sample $s"
 			next=$((next + SAMPLE))
 		else
-			probe >>$SAMPLES
+			m=$(probe)
+			echo "$m" >>$SAMPLES
+			# Only the late probes go to the console, for diagnosis.
+			echo "$m" | awk -F'[ =]' -v p="$PERIOD_MS" '$5 * 1000 > p + 1000 || $7 * 1000 > p + 1000 { exit 1 }' ||
+				echo "SOAK late status file: $m"
 		fi
 	done
 }

@@ -140,18 +140,20 @@ step() { echo "SYSTEMD STEP: $* (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 OP=$T/operator.txt
 : >"$OP"
 ophead() { printf '\n==== %s ====\n' "$*" >>"$OP"; }
-# op OUT CMDLINE: runs CMDLINE with bash, output (stdout and stderr) to OUT,
-# and appends "# CMDLINE", the output and a non-zero exit status to the
-# transcript.  Returns CMDLINE's status.
+# op OUT CMDLINE: runs CMDLINE with bash, appends "# CMDLINE", its output
+# (stdout and stderr) and a non-zero exit status to the transcript, and
+# copies the output to the file OUT too unless OUT is "-".  Returns
+# CMDLINE's status.
 op() {
 	local out=$1 cmd=$2 rc
-	bash -c "$cmd" >"$out" 2>&1
+	bash -c "$cmd" >"$T/op.last" 2>&1
 	rc=$?
 	{
 		printf '# %s\n' "$cmd"
-		cat "$out"
+		cat "$T/op.last"
 		((rc == 0)) || echo "(exit status $rc)"
 	} >>"$OP"
+	[[ $out == - ]] || cp "$T/op.last" "$out"
 	return $rc
 }
 # mark: waits for the next second of the wall clock and prints it (HH:MM:SS),
@@ -190,8 +192,9 @@ check "dpkg -V: the installed files are the package's (rc $vrc: $(cat "$T/dpkg-V
 	bash -c "[[ $vrc == 0 && ! -s $T/dpkg-V.out ]]"
 check "dpkg: $CONF is a conffile" \
 	bash -c "dpkg-query -W -f='\${Conffiles}' damon-tierd | grep -q '^ $CONF '"
+dpkg-query -L damon-tierd >"$T/dpkg-L.out" 2>&1
 check "dpkg: the unit and the binary belong to damon-tierd" \
-	bash -c "dpkg -S /usr/lib/systemd/system/$U.service /usr/sbin/damon-tierd | grep -c '^damon-tierd: ' | grep -qx 2"
+	bash -c "grep -qx /usr/lib/systemd/system/$U.service $T/dpkg-L.out && grep -qx /usr/sbin/damon-tierd $T/dpkg-L.out"
 check "binary has all its libraries (ldd)" \
 	bash -c '! ldd /usr/sbin/damon-tierd | grep -q "not found"'
 ophead "installed with dpkg -i: not enabled, not running"
@@ -288,7 +291,7 @@ rc=$?
 check "damon-tierd status as root: exit 0, 'damon-tierd (pid $mainpid): running' (rc $rc: $(head -n1 "$T/st-root.out"))" \
 	eq "$rc:$(head -n1 "$T/st-root.out")" "0:damon-tierd (pid $mainpid): running"
 check "damon-tierd status shows both kdamonds" \
-	bash -c "grep -q 'promote kdamond' $T/st-root.out && grep -q 'demote kdamond' $T/st-root.out"
+	bash -c "grep -qE '^ +promote +kdamond' $T/st-root.out && grep -qE '^ +demote +kdamond' $T/st-root.out"
 op "$T/st-nobody.out" "setpriv --reuid=nobody --regid=nogroup --clear-groups damon-tierd status"
 rc=$?
 check "damon-tierd status as nobody: exit 0, same report (rc $rc: $(head -n1 "$T/st-nobody.out"))" \
@@ -302,7 +305,7 @@ check "damon-tierd status --json: exit 0, {\"pid\":$mainpid,\"state\":\"running\
 step "4 reload with an edited config"
 cp $CONF "$T/conf.orig"
 ophead "edit the config, systemctl reload"
-op /dev/null "sed -i 's/^#used_goal = auto\$/used_goal = 85%/' $CONF"
+op - "sed -i 's/^#used_goal = auto\$/used_goal = 85%/' $CONF"
 check "config edited ([promote] used_goal = 85%)" grep -qx 'used_goal = 85%' $CONF
 since=$(mark)
 cur=$(jcursor)
@@ -335,14 +338,14 @@ check "journal: 'configuration reloaded'" jhas "configuration reloaded"
 wait_until 10 bash -c "journalctl -u $U -o cat --after-cursor='$cur' DAMON_TIERD_EVENT=status | grep -q ."
 check "journal: a status line after the reload" \
 	bash -c "journalctl -u $U -o cat --after-cursor='$cur' DAMON_TIERD_EVENT=status | grep -q 'node0 used'"
-op /dev/null "journalctl -u $U -o cat --since $since"
+op - "journalctl -u $U -o cat --since $since"
 echo "SYSTEMD INFO: StatusText after reload: '$(prop StatusText)'"
 
 # -- 5. reload with a broken config ------------------------------------------
 step "5 reload with a broken config"
 cp $CONF "$T/conf.good"
 ophead "a broken config: systemctl reload fails, the daemon keeps running"
-op /dev/null "sed -i 's/^#size = 200MiB\$/size = 12 parsecs/' $CONF"
+op - "sed -i 's/^#size = 200MiB\$/size = 12 parsecs/' $CONF"
 badline=$(grep -n '^size = 12 parsecs$' $CONF | cut -d: -f1)
 check "config broken ([quota] size = 12 parsecs at line ${badline:-?})" test -n "$badline"
 since=$(mark)
@@ -359,14 +362,14 @@ check "running goal kept after the failed reload ($(promote_goal))" goal_is 8500
 wait_until 10 jhas "$CONF:$badline"
 check "journal: the error names $CONF:$badline" jhas "$CONF:$badline"
 jmsg | grep -F "$CONF:$badline" | section journal-reload-error
-op /dev/null "journalctl -u $U -o cat --since $since"
+op - "journalctl -u $U -o cat --since $since"
 op "$T/status-bad.out" "systemctl status $U -l"
 section systemctl-status-after-failed-reload <"$T/status-bad.out"
 
 # -- 6. restart paths --------------------------------------------------------
 step "6 start with a broken config, restart"
 ophead "systemctl start with the broken config fails; fixed, it starts"
-op /dev/null "systemctl stop $U"
+op - "systemctl stop $U"
 op "$T/start-bad.out" "systemctl start $U"
 rc=$?
 check "systemctl start with a broken config fails (rc $rc)" ne "$rc" 0
@@ -379,17 +382,17 @@ check "no kdamond on after the failed start ($(kd_states))" none_on
 check "damon_stat on after the failed start ($(rd $STAT))" eq "$(rd $STAT)" Y
 op "$T/status-failed.out" "systemctl status $U -l"
 section systemctl-status-failed-start <"$T/status-failed.out"
-op /dev/null "systemctl reset-failed $U"
-op /dev/null "sed -i 's/^size = 12 parsecs\$/#size = 200MiB/' $CONF"
+op - "systemctl reset-failed $U"
+op - "sed -i 's/^size = 12 parsecs\$/#size = 200MiB/' $CONF"
 check "config fixed (the same file as before the broken edit)" cmp -s "$T/conf.good" $CONF
 cp "$T/conf.good" $CONF
-op /dev/null "systemctl start $U"
+op - "systemctl start $U"
 rc=$?
 check "systemctl start with the fixed config succeeds (rc $rc)" eq "$rc" 0
 check "both kdamonds on again ($(kd_states))" all_on
 check "goal 8500 from the edited config after the fresh start ($(promote_goal))" goal_is 8500
 oldpid=$(prop MainPID)
-op /dev/null "systemctl restart $U"
+op - "systemctl restart $U"
 rc=$?
 newpid=$(prop MainPID)
 check "systemctl restart succeeds with a new MainPID (rc $rc, $oldpid -> $newpid)" \
@@ -415,7 +418,7 @@ check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
 check "damon_stat re-enabled after stop ($(rd $STAT))" eq "$(rd $STAT)" Y
 check "journal: 're-enabled damon_stat'" jhas "re-enabled damon_stat"
 check "journal: 'stopped; no kdamond of ours is running'" jhas "stopped; no kdamond of ours is running"
-op /dev/null "journalctl -u $U -o cat --since $since"
+op - "journalctl -u $U -o cat --since $since"
 op "$T/status-stopped.out" "systemctl status $U -l"
 section systemctl-status-stopped <"$T/status-stopped.out"
 # The status files outlive the daemon (RuntimeDirectoryPreserve=yes).
@@ -438,9 +441,9 @@ mkdir -p "${DROPIN%/*}"
 printf '%s\n' "# damon-tierd VM test: a short watchdog and restart delay." "[Service]" \
 	"WatchdogSec=6s" "RestartSec=1s" "TimeoutAbortSec=5s" >"$DROPIN"
 ophead "watchdog: a hung main loop (SIGSTOP) is killed and restarted"
-op /dev/null "cat $DROPIN"
-op /dev/null "systemctl daemon-reload"
-op /dev/null "systemctl restart $U"
+op - "cat $DROPIN"
+op - "systemctl daemon-reload"
+op - "systemctl restart $U"
 rc=$?
 check "restart with the watchdog drop-in succeeds (rc $rc, WatchdogUSec=$(prop WatchdogUSec))" \
 	eq "$rc/$(prop WatchdogUSec)" 0/6s
@@ -451,7 +454,7 @@ read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
 since=$(mark)
 cur=$(jcursor)
 t0=$(cut -d' ' -f1 /proc/uptime)
-op /dev/null "kill -STOP $wdpid"
+op - "kill -STOP $wdpid"
 new_instance_running() {
 	local p
 	p=$(prop MainPID)
@@ -492,8 +495,8 @@ else
 fi
 check "exactly 2 kdamonds, both on ($(nr_kdamonds): $(kd_states))" all_on
 check "damon_stat still paused ($(rd $STAT))" eq "$(rd $STAT)" N
-op /dev/null "journalctl -u $U -o cat --since $since"
-op /dev/null "systemctl status $U -l"
+op - "journalctl -u $U -o cat --since $since"
+op - "systemctl status $U -l"
 
 # -- 9. dpkg -r, dpkg --purge ---------------------------------------------------
 step "9 dpkg -r with the service running, dpkg --purge"
@@ -525,9 +528,9 @@ check "binary and unit removed" \
 pkgstatus=$(dpkg-query -W -f='${Status}' damon-tierd 2>&1)
 check "dpkg: 'deinstall ok config-files' ($pkgstatus)" eq "$pkgstatus" "deinstall ok config-files"
 check "systemd no longer knows the unit (LoadState $(prop LoadState))" eq "$(prop LoadState)" not-found
-op /dev/null "systemctl is-active $U"
-op /dev/null "cat $STAT"
-op /dev/null "ls -l $CONF"
+op - "systemctl is-active $U"
+op - "cat $STAT"
+op - "ls -l $CONF"
 op "$T/dpkg-purge.out" "dpkg --purge damon-tierd"
 rc=$?
 check "dpkg --purge damon-tierd succeeds (rc $rc)" eq "$rc" 0
