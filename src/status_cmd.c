@@ -68,6 +68,8 @@ static int show(const char *state_dir, bool json, uint64_t interval_us)
 	if (json) {
 		fputs(buf, stdout);
 	} else {
+		if (!alive)
+			printf("damon-tierd is not running; its last report was:\n");
 		fputs(buf, stdout);
 		printf("updated %lld s ago%s\n", (long long)age,
 		       alive ? "" : " (damon-tierd is not running: this is its last report)");

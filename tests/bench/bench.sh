@@ -49,7 +49,8 @@
 #                       both rows made it into the table (no performance
 #                       thresholds)
 # Env: DAMON_TIERD (default build/damon-tierd), CC (default cc), BENCH_LOAD
-# (a prebuilt tierload binary).
+# (a prebuilt tierload binary), BENCH_TREE (the source revision to name in
+# results.md; default git describe of this tree).
 # Exit status: 0 all runs produced results, 1 a run failed (its row says so),
 # 2 bad usage or missing prerequisites.
 set -euo pipefail
@@ -142,8 +143,8 @@ if ((!report_only)); then
 		files+=("$daemon:/bin/damon-tierd")
 		# What was measured, for the results page.
 		{
-			echo "damon-tierd $("$daemon" --version 2>/dev/null | head -n1), sha256 $(sha256sum "$daemon" | cut -c1-12)"
-			echo "tree $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+			echo "$("$daemon" --version 2>/dev/null | head -n1), sha256 $(sha256sum "$daemon" | cut -c1-12)"
+			echo "tree ${BENCH_TREE:-$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)}"
 		} >"$out/logs/daemon-version.txt"
 	fi
 	"$vm/mkinitramfs.sh" "$work/initrd.cpio.gz" "$here/guest/bench-guest.sh" "${files[@]}" >/dev/null

@@ -91,6 +91,9 @@ say "rootfs $tarball"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-systemd.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# dpkg --force-script-chrootless cannot run the maintainer scripts of a
+# relative --root.
+work=$(cd "$work" && pwd)
 
 if [[ -z $deb ]]; then
 	t_deb=$SECONDS
@@ -99,6 +102,7 @@ if [[ -z $deb ]]; then
 	say "built $(basename "$deb") from the working tree in $((SECONDS - t_deb)) s"
 fi
 [[ $(dpkg-deb -f "$deb" Package 2>/dev/null) == damon-tierd ]] || die "$deb is not a damon-tierd .deb"
+deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
 say "package $deb ($(dpkg-deb -f "$deb" Version))"
 
 # The image, built in one (fake)root session so owners and modes survive.

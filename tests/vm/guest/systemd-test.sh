@@ -138,7 +138,12 @@ step() { echo "SYSTEMD STEP: $* (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 # The operator transcript (section systemd-operator, for the README): real
 # commands and their real output, in the order the test runs them.
 OP=$T/operator.txt
-: >"$OP"
+{
+	echo "damon-tierd $(dpkg-query -W -f='${Version}' damon-tierd 2>/dev/null) (Debian package, installed with dpkg -i, not enabled)"
+	echo "$(systemctl --version | head -n1), kernel $(uname -r), QEMU TCG: node0 2 CPUs + DRAM, node1 CPU-less"
+	echo "Captured by tests/vm/systemd.sh --notes DIR (tests/vm/guest/systemd-test.sh): each"
+	echo "command as \"# COMMAND\" (run as root), then its real output and a non-zero exit status."
+} >"$OP"
 ophead() { printf '\n==== %s ====\n' "$*" >>"$OP"; }
 # op OUT CMDLINE: runs CMDLINE with bash, appends "# CMDLINE", its output
 # (stdout and stderr) and a non-zero exit status to the transcript, and
