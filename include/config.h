@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define CONFIG_PATH_MAX 256
+
 enum damon_stat_policy { DAMON_STAT_PAUSE, DAMON_STAT_KEEP };
 enum numa_balancing_policy { NUMAB_LEAVE, NUMAB_DISABLE_TIERING };
 
@@ -46,6 +48,7 @@ enum config_key {
 	CONFIG_KEY_DAEMON_NUMA_BALANCING,
 	CONFIG_KEY_DAEMON_STATE_DIR,
 	CONFIG_KEY_DAEMON_REFRESH_INTERVAL,
+	CONFIG_KEY_DAEMON_PROMETHEUS_TEXTFILE,
 	CONFIG_KEY_MONITORING_SAMPLE_INTERVAL,
 	CONFIG_KEY_MONITORING_AGGR_INTERVAL,
 	CONFIG_KEY_MONITORING_INTERVALS_GOAL_ACCESS_BP,
@@ -83,8 +86,9 @@ struct config {
 	uint64_t status_interval_us;
 	enum damon_stat_policy damon_stat;
 	enum numa_balancing_policy numa_balancing;
-	char state_dir[256];
+	char state_dir[CONFIG_PATH_MAX];
 	uint64_t refresh_ms;           /* kdamond refresh_ms when the kernel has it */
+	char prometheus_textfile[CONFIG_PATH_MAX]; /* "" = off */
 
 	/* [monitoring] */
 	uint64_t sample_us, aggr_us;

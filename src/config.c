@@ -43,7 +43,7 @@ enum kind {
 	K_BOOL,         /* bool */
 	K_GOAL,         /* struct goal_setting */
 	K_ENUM,         /* an enum stored as int */
-	K_PATH,         /* char[sizeof(config.state_dir)] */
+	K_PATH,         /* char[CONFIG_PATH_MAX]; min = 1: required, suffix: required ending */
 };
 
 struct key_def {
@@ -52,6 +52,7 @@ struct key_def {
 	uint64_t min, max;            /* in the parsed unit (us, bytes, bp, count) */
 	unsigned seed_bp;             /* K_GOAL: the bound used while "auto" */
 	const char *const *names;     /* K_ENUM: index = value, NULL-terminated */
+	const char *suffix;           /* K_PATH: the name must end with it */
 };
 
 static const char *const damon_stat_names[] = { "pause", "keep", NULL };
@@ -76,6 +77,8 @@ static const struct config_key_info key_info[_CONFIG_KEY_MAX] = {
 		"Absolute directory for the instance lock and the record of the kdamonds this daemon owns." },
 	[CONFIG_KEY_DAEMON_REFRESH_INTERVAL] = { "daemon", "refresh_interval", "1s",
 		"kdamond refresh_ms: how often the kernel copies stats and tuned intervals to sysfs; 0s = off." },
+	[CONFIG_KEY_DAEMON_PROMETHEUS_TEXTFILE] = { "daemon", "prometheus_textfile", "",
+		"node_exporter textfile collector output (a *.prom file, rewritten every interval); empty = off." },
 	[CONFIG_KEY_MONITORING_SAMPLE_INTERVAL] = { "monitoring", "sample_interval", "5ms",
 		"DAMON sampling interval (the starting value when interval tuning is on)." },
 	[CONFIG_KEY_MONITORING_AGGR_INTERVAL] = { "monitoring", "aggr_interval", "100ms",
@@ -127,8 +130,10 @@ static const struct key_def key_defs[_CONFIG_KEY_MAX] = {
 	[CONFIG_KEY_DAEMON_STATUS_INTERVAL] = { K_DURATION, OFF(status_interval_us), 100 * MSEC, 24 * HOUR, 0, NULL },
 	[CONFIG_KEY_DAEMON_DAMON_STAT] = { K_ENUM, OFF(damon_stat), 0, 0, 0, damon_stat_names },
 	[CONFIG_KEY_DAEMON_NUMA_BALANCING] = { K_ENUM, OFF(numa_balancing), 0, 0, 0, numa_balancing_names },
-	[CONFIG_KEY_DAEMON_STATE_DIR] = { K_PATH, OFF(state_dir), 0, 0, 0, NULL },
+	[CONFIG_KEY_DAEMON_STATE_DIR] = { K_PATH, OFF(state_dir), 1, 0, 0, NULL, NULL },
 	[CONFIG_KEY_DAEMON_REFRESH_INTERVAL] = { K_DURATION_MS, OFF(refresh_ms), 0, HOUR, 0, NULL },
+	/* node_exporter's textfile collector reads only *.prom files. */
+	[CONFIG_KEY_DAEMON_PROMETHEUS_TEXTFILE] = { K_PATH, OFF(prometheus_textfile), 0, 0, 0, NULL, ".prom" },
 	[CONFIG_KEY_MONITORING_SAMPLE_INTERVAL] = { K_DURATION, OFF(sample_us), 100 * USEC, MIN, 0, NULL },
 	[CONFIG_KEY_MONITORING_AGGR_INTERVAL] = { K_DURATION, OFF(aggr_us), 100 * USEC, 10 * MIN, 0, NULL },
 	[CONFIG_KEY_MONITORING_INTERVALS_GOAL_ACCESS_BP] = { K_BP, OFF(intervals_goal_access_bp), 1, 10000, 0, NULL },
@@ -279,7 +284,7 @@ static void fmt_value(const struct config *c, enum config_key k, char *buf, size
 		break;
 	}
 	case K_PATH:
-		snprintf(buf, n, "%.*s", (int)sizeof(c->state_dir), (const char *)p);
+		snprintf(buf, n, "%.*s", CONFIG_PATH_MAX, (const char *)p);
 		break;
 	default:
 		fmt_num(k, get_num(c, k), buf, n);
@@ -324,7 +329,8 @@ static void fmt_expected(enum config_key k, char *buf, size_t n)
 		snprintf(buf, n, "%s or %s", d->names[0], d->names[1]);
 		break;
 	case K_PATH:
-		snprintf(buf, n, "an absolute path shorter than %zu bytes", sizeof(((struct config *)0)->state_dir));
+		snprintf(buf, n, "%san absolute path%s%s shorter than %d bytes", d->min ? "" : "empty (off) or ",
+			 d->suffix ? " ending in " : "", d->suffix ? d->suffix : "", CONFIG_PATH_MAX);
 		break;
 	}
 }
@@ -406,18 +412,29 @@ static int parse_value(enum config_key k, const char *value, struct config *c, c
 		snprintf(what, n, "unknown value");
 		return -EINVAL;
 	}
-	case K_PATH:
+	case K_PATH: {
+		size_t len = strlen(value);
+
+		if (len == 0 && !d->min) {
+			memset(p, 0, CONFIG_PATH_MAX);
+			return 0;
+		}
 		if (value[0] != '/') {
 			snprintf(what, n, "not an absolute path");
 			return -EINVAL;
 		}
-		if (strlen(value) >= sizeof(c->state_dir)) {
+		if (len >= CONFIG_PATH_MAX) {
 			snprintf(what, n, "path too long");
 			return -EINVAL;
 		}
-		memset(p, 0, sizeof(c->state_dir));
-		memcpy(p, value, strlen(value));
+		if (d->suffix && (len <= strlen(d->suffix) || strcmp(value + len - strlen(d->suffix), d->suffix) != 0)) {
+			snprintf(what, n, "the file name must end in %s", d->suffix);
+			return -EINVAL;
+		}
+		memset(p, 0, CONFIG_PATH_MAX);
+		memcpy(p, value, len);
 		return 0;
+	}
 	}
 
 	if (v < d->min || v > d->max) {
@@ -732,7 +749,8 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	}
 
 	fmt_expected((enum config_key)k, expected, sizeof(expected));
-	if (value[0] == '\0') {
+	/* Empty is a value only where it means "off". */
+	if (value[0] == '\0' && !(key_defs[k].kind == K_PATH && !key_defs[k].min)) {
 		set_error(&ctx->err, ctx->name, line, "[%s] %s: empty value (expected %s)", section, key, expected);
 		return 0;
 	}
@@ -910,7 +928,7 @@ static int validate_impl(const struct config *c, const struct merge *m, struct c
 		case K_PATH: {
 			const char *s = cfield(c, (enum config_key)k);
 
-			bad = s[0] != '/' || !memchr(s, '\0', sizeof(c->state_dir));
+			bad = !memchr(s, '\0', CONFIG_PATH_MAX) || (s[0] != '/' && (d->min || s[0] != '\0'));
 			break;
 		}
 		default: {

@@ -25,7 +25,7 @@ struct options {
 	const char *config_path;   /* --config FILE, NULL: the search path */
 	const char *config_root;   /* --config-root DIR (tests), NULL: / */
 	const char *sysfs_root;
-	bool foreground, check_config, dry_run, once, verbose;
+	bool foreground, check_config, dry_run, once, verbose, quiet;
 };
 
 static void help(void)
@@ -41,6 +41,7 @@ static void help(void)
 	       "      --sysfs-root DIR   root under which sys/ and proc/ are read (default /)\n"
 	       "  -f, --foreground       log to stderr unless started by systemd\n"
 	       "      --check-config     validate the configuration, print it, and exit\n"
+	       "  -q, --quiet            with --check-config: print only errors\n"
 	       "      --dry-run          print the sysfs writes it would make; touch nothing\n"
 	       "      --once             apply the plan, leave the kdamonds running, exit\n"
 	       "  -v, --verbose          debug logging\n"
@@ -65,13 +66,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{}
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:fvh", longopts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:fvqh", longopts, NULL)) >= 0) {
 		switch (c) {
 		case 'c':
 			o->config_path = optarg;
@@ -97,6 +99,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case 'h':
 			help();
 			exit(EXIT_OK);
@@ -111,6 +116,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (optind < argc) {
 		fprintf(stderr, "damon-tierd: unexpected argument '%s'; try 'damon-tierd --help'.\n",
 			argv[optind]);
+		return -EINVAL;
+	}
+	/* ExecReload= runs --check-config --quiet: the verdict is the exit
+	 * status, and the journal gets the errors only. */
+	if (o->quiet && !o->check_config) {
+		fprintf(stderr, "damon-tierd: --quiet applies to --check-config only.\n");
 		return -EINVAL;
 	}
 	if (o->config_root && o->config_path) {
@@ -211,6 +222,8 @@ int main(int argc, char **argv)
 
 	if (load_config(&o, &cfg, &origins) < 0)
 		return EXIT_USAGE;
+	if (o.check_config && o.quiet)
+		return EXIT_OK;
 	if (o.check_config) {
 		static char buf[16384];
 

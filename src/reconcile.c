@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build-config.h"
 #include "log.h"
 #include "reconcile.h"
 #include "sysfs_io.h"
@@ -20,6 +21,7 @@
 #define DAMON_STAT_ENABLED "sys/module/damon_stat/parameters/enabled"
 
 static struct ratelimit drift_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 5);
+static struct ratelimit textfile_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 1);
 
 const char *rc_state_name(enum rc_state s)
 {
@@ -790,6 +792,17 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 	snprintf(path, sizeof(path), "%s/status.txt", r->cfg.state_dir);
 	if (status_format_text(&s, buf, sizeof(buf)) == 0)
 		(void)status_write_file(path, buf, 0644);
+	if (r->cfg.prometheus_textfile[0]) {
+		int ret = status_format_prometheus(&s, PACKAGE_VERSION, buf, sizeof(buf));
+
+		if (ret == 0)
+			ret = status_write_file(r->cfg.prometheus_textfile, buf, 0644);
+		/* Metrics are a side channel: tiering goes on without them. */
+		if (ret < 0 && ratelimit_below(&textfile_rl, now))
+			log_warning_errno(ret, "cannot write the Prometheus textfile %s (daemon.prometheus_textfile; "
+					  "its directory must exist and be writable, the unit needs ReadWritePaths= for it)",
+					  r->cfg.prometheus_textfile);
+	}
 }
 
 /* One period of RUNNING: observe, compare, and decide whether to repair. */
@@ -997,6 +1010,10 @@ static void reload(struct reconciler *r, uint64_t now)
 		status_ready("running (last reload rejected by the kernel)");
 		return;
 	}
+	/* A moved or disabled textfile would otherwise go on exporting the
+	 * last values forever. */
+	if (prev.prometheus_textfile[0] && strcmp(prev.prometheus_textfile, r->cfg.prometheus_textfile) != 0)
+		(void)unlink(prev.prometheus_textfile);
 	if (r->state == RC_RUNNING)
 		log_plan(r, r->plan);
 	log_info("configuration reloaded from %s",
@@ -1079,12 +1096,14 @@ static void release(struct reconciler *r)
 	r->owns = false;
 }
 
-static void teardown(struct reconciler *r)
+static void teardown(struct reconciler *r, uint64_t now)
 {
 	status_stopping();
 	release(r);
 	log_info("stopped; no kdamond of ours is running");
 	r->state = RC_DONE;
+	/* The last status says so, also to Prometheus (damon_tierd_running 0). */
+	publish(r, now, false);
 }
 
 uint64_t reconcile_step(struct reconciler *r, uint64_t now)
@@ -1160,7 +1179,7 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			reload(r, now);
 			break;
 		case RC_TEARDOWN:
-			teardown(r);
+			teardown(r, now);
 			break;
 		case RC_DONE:
 			return 0;

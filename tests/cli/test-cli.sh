@@ -59,6 +59,16 @@ expect_in check-config-valid "$tmp/err" "configuration is valid"
 printf '[quota]\nsize = 200 parsecs\n' >"$tmp/bad.conf"
 check bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
 expect_in bad-config-line "$tmp/err" "bad.conf:2"
+# --quiet (ExecReload=): silent when valid, the error alone when not.
+check check-config-quiet 0 "$bin" --config "$tmp/ok.conf" --check-config --quiet
+cat "$tmp/out" "$tmp/err" >"$tmp/quiet.out"
+check check-config-quiet-silent 0 test ! -s "$tmp/quiet.out"
+check check-config-quiet-bad 2 "$bin" --config "$tmp/bad.conf" --check-config -q
+expect_in check-config-quiet-bad-line "$tmp/err" "bad.conf:2"
+cp "$tmp/out" "$tmp/quiet.out"
+check check-config-quiet-bad-no-dump 0 test ! -s "$tmp/quiet.out"
+check quiet-needs-check-config 2 "$bin" --quiet --dry-run
+expect_in quiet-needs-check-config-msg "$tmp/err" "--quiet applies to --check-config only"
 printf '[promote]\nused_goal = 10001\n' >"$tmp/range.conf"
 check goal-range 2 "$bin" --config "$tmp/range.conf" --check-config
 expect_in goal-range-line "$tmp/err" "range.conf:2"

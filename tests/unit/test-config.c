@@ -26,6 +26,7 @@ static void assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->damon_stat, b->damon_stat);
 	assert_int_equal(a->numa_balancing, b->numa_balancing);
 	assert_string_equal(a->state_dir, b->state_dir);
+	assert_string_equal(a->prometheus_textfile, b->prometheus_textfile);
 	assert_int_equal(a->refresh_ms, b->refresh_ms);
 	assert_int_equal(a->sample_us, b->sample_us);
 	assert_int_equal(a->aggr_us, b->aggr_us);
@@ -185,6 +186,7 @@ static const char every_key[] =
 	"numa_balancing = disable-tiering\n"
 	"state_dir = /var/lib/tierd\n"
 	"refresh_interval = 0s\n"
+	"prometheus_textfile = /var/lib/prometheus/node-exporter/damon-tierd.prom\n"
 	"[monitoring]\n"
 	"sample_interval = 1ms\n"
 	"aggr_interval = 1.5s\n"
@@ -220,6 +222,7 @@ static void check_every_key(const struct config *c)
 	assert_int_equal(c->numa_balancing, NUMAB_DISABLE_TIERING);
 	assert_string_equal(c->state_dir, "/var/lib/tierd");
 	assert_int_equal(c->refresh_ms, 0);
+	assert_string_equal(c->prometheus_textfile, "/var/lib/prometheus/node-exporter/damon-tierd.prom");
 	assert_int_equal(c->sample_us, 1 * MS);
 	assert_int_equal(c->aggr_us, 1500 * MS);
 	assert_int_equal(c->intervals_goal_access_bp, 450);
@@ -327,6 +330,11 @@ static void test_bad_values(void **state)
 	expect_error("[daemon]\ndamon_stat = stop\n", 2, "[daemon] damon_stat: unknown value", "pause or keep", NULL);
 	expect_error("[daemon]\nnuma_balancing = off\n", 2, "leave or disable-tiering", NULL);
 	expect_error("[daemon]\nstate_dir = run/x\n", 2, "[daemon] state_dir: not an absolute path", NULL);
+	expect_error("[daemon]\nstate_dir =\n", 2, "[daemon] state_dir: empty value", NULL);
+	expect_error("[daemon]\nprometheus_textfile = tierd.prom\n", 2,
+		     "[daemon] prometheus_textfile: not an absolute path", "empty (off) or an absolute path ending in .prom");
+	expect_error("[daemon]\nprometheus_textfile = /var/lib/node-exporter/tierd.txt\n", 2,
+		     "[daemon] prometheus_textfile: the file name must end in .prom", NULL);
 	/* '#' after a value is not a comment: say so. */
 	expect_error("[daemon]\ninterval = 2s # two\n", 2, "got \"2s # two\"", "';'", NULL);
 }
@@ -677,7 +685,8 @@ static void test_conf_file_defaults(void **state)
 		if (p[0] != '#')
 			continue;
 		n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
-		if (n > 0 && strncmp(p + 1 + n, " = ", 3) == 0) {
+		/* "#key =" alone: the default is empty (off). */
+		if (n > 0 && (strncmp(p + 1 + n, " = ", 3) == 0 || strncmp(p + 1 + n, " =\n", 3) == 0)) {
 			p[0] = ' ';
 			uncommented++;
 		}
@@ -710,7 +719,8 @@ static void test_conf_file_lists_every_key(void **state)
 			fail_msg("section [%s] missing from the conf file", keys[i].section);
 		sec += strlen(header);
 		next = strstr(sec, "\n[");
-		snprintf(line, sizeof(line), "\n#%s = %s\n", keys[i].key, keys[i].default_text);
+		snprintf(line, sizeof(line), "\n#%s =%s%s\n", keys[i].key, keys[i].default_text[0] ? " " : "",
+			 keys[i].default_text);
 		hit = strstr(sec - 1, line);
 		if (!hit || (next && hit > next))
 			fail_msg("\"#%s = %s\" missing from [%s] in the conf file",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake_damon.h"
@@ -295,6 +296,71 @@ static void test_reload(void **state)
 	env_free(e);
 }
 
+/* Writes the node_exporter textfile every period, atomically and 0644;
+ * a bad directory only warns; a moved file does not linger; the last
+ * write at stop says "not running". */
+static void test_prometheus_textfile(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	char text[1024], *prom;
+	struct stat st;
+
+	run(e, 1);
+	assert_false(tu_exists(e->state, "tierd.prom"));
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\nprometheus_textfile = %s/tierd.prom\n", e->state,
+		 e->state);
+	tu_write(e->state, "damon-tierd.conf", text);
+	reconcile_request_reload(&e->rc);
+	run(e, 2);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	prom = tu_read(e->state, "tierd.prom");
+	assert_non_null(prom);
+	assert_non_null(strstr(prom, "damon_tierd_build_info{version=\""));
+	assert_non_null(strstr(prom, "damon_tierd_running 1\n"));
+	assert_non_null(strstr(prom, "# TYPE damon_tierd_migrated_bytes_total counter\n"));
+	assert_non_null(strstr(prom, "damon_tierd_migrated_bytes_total{direction=\"promote\",node=\"1\"} "));
+	assert_non_null(strstr(prom, "damon_tierd_migrated_bytes_total{direction=\"demote\",node=\"0\"} "));
+	assert_non_null(strstr(prom, "damon_tierd_node_used_ratio{node=\"0\"} "));
+	assert_non_null(strstr(prom, "damon_tierd_goal_ratio{goal=\"free\",node=\"0\"} "));
+	assert_non_null(strstr(prom, "damon_tierd_effective_quota_bytes{direction=\"promote\",node=\"1\"} "));
+	assert_non_null(strstr(prom, "# TYPE damon_tierd_errors_total counter\n"));
+	free(prom);
+	snprintf(text, sizeof(text), "%s/tierd.prom", e->state);
+	assert_int_equal(stat(text, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_false(tu_exists(e->state, "tierd.prom.tmp"));
+
+	/* A directory that does not exist: one warning, tiering goes on, and
+	 * the file at the old path goes away. */
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\nprometheus_textfile = %s/nodir/tierd.prom\n",
+		 e->state, e->state);
+	tu_write(e->state, "damon-tierd.conf", text);
+	tu_log_capture_start();
+	reconcile_request_reload(&e->rc);
+	run(e, 3);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(tu_log_contains("cannot write the Prometheus textfile"));
+	assert_true(tu_log_contains("nodir/tierd.prom (daemon.prometheus_textfile;"));
+	assert_false(tu_exists(e->state, "tierd.prom"));
+	assert_true(fake_damon_running(e->fd, 0));
+	tu_log_capture_stop();
+
+	/* Back to a good path; at stop the file says the daemon is not running. */
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\nprometheus_textfile = %s/tierd.prom\n", e->state,
+		 e->state);
+	tu_write(e->state, "damon-tierd.conf", text);
+	reconcile_request_reload(&e->rc);
+	run(e, 1);
+	reconcile_request_stop(&e->rc);
+	run(e, 2);
+	assert_int_equal(e->rc.state, RC_DONE);
+	prom = tu_read(e->state, "tierd.prom");
+	assert_non_null(prom);
+	assert_non_null(strstr(prom, "damon_tierd_running 0\n"));
+	free(prom);
+	env_free(e);
+}
+
 static void test_reload_rejected_by_kernel(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -537,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_damon_reclaim_refused),
 		cmocka_unit_test(test_nothing_to_tier),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_prometheus_textfile),
 		cmocka_unit_test(test_reload_rejected_by_kernel),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),

@@ -17,7 +17,11 @@
 #      has the file:line error
 #   6. systemctl start with a broken config fails (exit 2) and is not
 #      restarted; systemctl restart with a good one runs again
-#   7. systemctl stop: our kdamonds off, damon_stat back on
+#   6b. Prometheus: a config drop-in sets daemon.prometheus_textfile, a unit
+#      drop-in adds ReadWritePaths= for node_exporter's textfile directory;
+#      the file is there, 0644, readable by nobody, in the exposition format
+#   7. systemctl stop: our kdamonds off, damon_stat back on, the textfile
+#      says damon_tierd_running 0
 #   8. watchdog: a stopped (SIGSTOP) daemon stops pinging; systemd's watchdog
 #      kills it (drop-in WatchdogSec=6s) and Restart=on-failure starts a new
 #      one, which adopts or replaces our kdamonds: exactly two, both on
@@ -406,6 +410,57 @@ check "both kdamonds on after restart ($(kd_states))" all_on
 check "StatusText after restart ('$(prop StatusText)')" \
 	bash -c "[[ '$(prop StatusText)' == 'running 2 kdamonds'* ]]"
 
+# -- 6b. Prometheus textfile -------------------------------------------------
+step "6b Prometheus textfile"
+PROMDIR=/var/lib/prometheus/node-exporter
+PROM=$PROMDIR/damon-tierd.prom
+PROM_UNIT_DROPIN=/etc/systemd/system/$U.service.d/prometheus.conf
+PROM_CONF_DROPIN=/etc/damon-tierd.conf.d/prometheus.conf
+# One sample line of the text exposition format: name{labels} value.
+prom_valid() {
+	grep -v '^#' "$1" | grep -qvE '^[a-z_][a-z0-9_]*(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [-+0-9.e]+$' && return 1
+	grep -q '^damon_tierd_' "$1"
+}
+prom_has() { [[ -f $PROM ]] && grep -qF -- "$1" "$PROM"; }
+ophead "Prometheus: node_exporter textfile output"
+op - "mkdir -p $PROMDIR"
+mkdir -p "${PROM_UNIT_DROPIN%/*}" "${PROM_CONF_DROPIN%/*}"
+printf '%s\n' "[Service]" "ReadWritePaths=$PROMDIR" >"$PROM_UNIT_DROPIN"
+printf '%s\n' "[daemon]" "prometheus_textfile = $PROM" >"$PROM_CONF_DROPIN"
+op - "cat $PROM_UNIT_DROPIN"
+op - "cat $PROM_CONF_DROPIN"
+op - "systemctl daemon-reload"
+op - "systemctl restart $U"
+rc=$?
+check "restart with the Prometheus drop-ins succeeds (rc $rc)" eq "$rc" 0
+check "--check-config shows the textfile from the drop-in" \
+	bash -c "damon-tierd --check-config | grep -qE '^daemon.prometheus_textfile = $PROM +# $PROM_CONF_DROPIN:2'"
+wait_until 20 prom_has 'damon_tierd_migrated_bytes_total{direction="promote",node="1"}'
+op - "ls -l $PROM"
+op "$T/prom.out" "cat $PROM"
+section prometheus-textfile <"$T/prom.out"
+check "textfile written, mode 644 ($(stat -c %a $PROM 2>&1))" eq "$(stat -c %a $PROM 2>&1)" 644
+check "textfile readable by nobody (node_exporter does not run as root)" \
+	runuser -u nobody -- test -r $PROM
+check "textfile: damon_tierd_running 1" prom_has "damon_tierd_running 1"
+check "textfile: build info" prom_has "damon_tierd_build_info{version="
+check "textfile: migrated_bytes_total is a counter" prom_has "# TYPE damon_tierd_migrated_bytes_total counter"
+for m in 'damon_tierd_migrated_bytes_total{direction="promote",node="1"}' \
+	'damon_tierd_migrated_bytes_total{direction="demote",node="0"}' \
+	'damon_tierd_node_used_ratio{node="0"}' 'damon_tierd_node_used_ratio{node="1"}' \
+	'damon_tierd_goal_ratio{goal="used",node="0"}' 'damon_tierd_goal_ratio{goal="free",node="0"}' \
+	'damon_tierd_effective_quota_bytes{direction="promote",node="1"}' \
+	'damon_tierd_errors_total' 'damon_tierd_repairs_total'; do
+	check "textfile: $m" prom_has "$m "
+done
+check "textfile: every sample line is in the exposition format" prom_valid $PROM
+check "no temporary file left next to it" test ! -e $PROM.tmp
+m1=$(stat -c %Y $PROM)
+# Rewritten every interval (5 s).
+wait_until 20 bash -c "[[ \$(stat -c %Y $PROM) != $m1 ]]"
+check "textfile rewritten on the next interval (mtime $m1 -> $(stat -c %Y $PROM))" \
+	ne "$(stat -c %Y $PROM)" "$m1"
+
 # -- 7. systemctl stop -------------------------------------------------------
 step "7 systemctl stop"
 read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
@@ -431,7 +486,12 @@ op "$T/st-stopped.out" "damon-tierd status"
 rc=$?
 check "damon-tierd status after stop: exit non-zero, says not running (rc $rc)" \
 	bash -c "[[ $rc != 0 ]] && grep -q 'damon-tierd is not running' $T/st-stopped.out"
+check "textfile after stop: damon_tierd_running 0" prom_has "damon_tierd_running 0"
+op - "grep running $PROM"
 cp "$T/conf.orig" $CONF
+rm -f "$PROM_UNIT_DROPIN" "$PROM_CONF_DROPIN" $PROM
+rmdir "${PROM_CONF_DROPIN%/*}"
+systemctl daemon-reload
 
 # -- 8. watchdog ---------------------------------------------------------------
 # A hung main loop, simulated without a code hook: SIGSTOP stops the
