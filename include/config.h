@@ -32,6 +32,9 @@
 
 enum damon_stat_policy { DAMON_STAT_PAUSE, DAMON_STAT_KEEP };
 enum numa_balancing_policy { NUMAB_LEAVE, NUMAB_DISABLE_TIERING };
+/* Who sizes the quotas: the daemon's controller (quota_ctl.h) or DAMON's
+ * quota goal tuner. */
+enum quota_tuner { QUOTA_TUNER_DAEMON, QUOTA_TUNER_KERNEL };
 
 /* A goal in basis points that is either pinned by the operator or "auto"
  * (derived from the node's zone watermarks, see plan_calibrate_goals()). */
@@ -64,6 +67,7 @@ enum config_key {
 	CONFIG_KEY_QUOTA_WEIGHT_ACCESSES,
 	CONFIG_KEY_QUOTA_WEIGHT_AGE,
 	CONFIG_KEY_QUOTA_APPLY_INTERVAL,
+	CONFIG_KEY_QUOTA_TUNER,
 	CONFIG_KEY_PROMOTE_USED_GOAL,
 	CONFIG_KEY_PROMOTE_MIN_ACCESSES,
 	CONFIG_KEY_PROMOTE_YOUNG_FILTER,
@@ -102,6 +106,7 @@ struct config {
 	uint64_t quota_reset_interval_ms;
 	unsigned weight_sz, weight_nr_accesses, weight_age;
 	uint64_t apply_interval_us;
+	enum quota_tuner quota_tuner;
 
 	/* [promote] */
 	struct goal_setting promote_used;

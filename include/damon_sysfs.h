@@ -61,6 +61,10 @@ int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 /* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
 
+/* Write only quotas/bytes (kd->scheme.quota_bytes, the daemon controller's
+ * value) and commit it; the tuned intervals survive. */
+int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
 /* Write only the goal current_value (USER_INPUT goals), then
  * commit_schemes_quota_goals. */
 int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value);

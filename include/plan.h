@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "kernel_features.h"
+#include "quota_ctl.h"
 #include "tiers.h"
 #include "topology.h"
 
@@ -37,7 +38,12 @@ struct plan_scheme {
 	uint64_t nr_accesses_min, nr_accesses_max;
 	uint64_t age_min, age_max;
 	uint64_t apply_interval_us;    /* 0 when the kernel lacks it */
-	uint64_t quota_bytes, quota_ms, quota_reset_ms;
+	/* With daemon_quota, quota_bytes is the controller's current value
+	 * (set from the fast node's free memory when the plan is built) and
+	 * quota_cap its upper bound; plan_hash() and plan_kdamond_equal()
+	 * look at the cap only. */
+	bool daemon_quota;
+	uint64_t quota_bytes, quota_cap, quota_ms, quota_reset_ms;
 	unsigned weight_sz, weight_nr_accesses, weight_age;
 	struct plan_goal goal;
 	enum filter_dir filter_dir;
@@ -66,6 +72,8 @@ struct plan_calibration {
 	unsigned eff_used_bp, eff_free_bp;
 	bool used_auto, free_auto;
 	uint64_t wmark_high, quota_bytes, mem_total;
+	/* The daemon controller's levels of this node (quota_ctl.h). */
+	struct qctl_levels levels;
 };
 
 struct plan {
@@ -78,9 +86,11 @@ struct plan {
 /*
  * Pure: the effective goals for fast node `fast`.  With auto goals the free
  * goal is raised to the zone high watermarks plus one promotion quota, and the
- * used goal lowered to keep the seed's overlap with it; pinned values are kept.
+ * used goal lowered to keep the seed's overlap with it (kernel tuner) or to
+ * let promotion fill the node down to the watermarks plus a quarter quota
+ * (daemon tuner); pinned values are kept.
  */
-void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes,
+void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes, uint64_t window_us,
 		    const struct config *c, struct plan_calibration *ret);
 
 /* Build the plan.  -ENODEV when the tier map has no pairs, -E2BIG when the

@@ -87,6 +87,10 @@ struct reconciler {
 	struct status_sample line_samples[PLAN_MAX_KDAMONDS]; /* previous status line */
 	struct scheme_stats stats[PLAN_MAX_KDAMONDS];
 	uint64_t repairs, errors;
+	/* daemon quota controller: false until its value is known to be in
+	 * the kdamond's quotas/bytes (adopted kdamonds carry the last run's) */
+	bool ctl_synced[PLAN_MAX_KDAMONDS];
+	uint64_t ctl_commits;
 };
 
 /* Set up with defaults; cfg is copied.  Returns 0 or -ENOMEM. */
@@ -100,6 +104,14 @@ void reconcile_free(struct reconciler *r);
  * RC_DONE the caller exits with r->exit_code.
  */
 uint64_t reconcile_step(struct reconciler *r, uint64_t now_usec);
+
+/*
+ * The daemon quota controller's tick (quota_ctl.h): while running with
+ * [quota] tuner = daemon, re-read the fast nodes' free memory and commit the
+ * quotas that changed enough.  Does nothing in other states.  Returns the
+ * microseconds until the next tick.
+ */
+uint64_t reconcile_control(struct reconciler *r, uint64_t now_usec);
 
 void reconcile_request_reload(struct reconciler *r);
 void reconcile_request_stop(struct reconciler *r);

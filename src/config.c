@@ -57,9 +57,11 @@ struct key_def {
 
 static const char *const damon_stat_names[] = { "pause", "keep", NULL };
 static const char *const numa_balancing_names[] = { "leave", "disable-tiering", NULL };
+static const char *const quota_tuner_names[] = { "daemon", "kernel", NULL };
 
 _Static_assert(sizeof(enum damon_stat_policy) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum numa_balancing_policy) == sizeof(int), "enum stored as int");
+_Static_assert(sizeof(enum quota_tuner) == sizeof(int), "enum stored as int");
 _Static_assert(_CONFIG_KEY_MAX <= 64, "set_mask has 64 bits");
 
 #define OFF(field) offsetof(struct config, field)
@@ -109,6 +111,8 @@ static const struct config_key_info key_info[_CONFIG_KEY_MAX] = {
 		"Region priority weight of the age." },
 	[CONFIG_KEY_QUOTA_APPLY_INTERVAL] = { "quota", "apply_interval", "1s",
 		"How often the schemes are applied; 0s = every aggregation interval." },
+	[CONFIG_KEY_QUOTA_TUNER] = { "quota", "tuner", "daemon",
+		"daemon: the daemon sets each quota every second from the fast node's free memory and the goals; kernel: DAMON's own goal tuner (node_mem_used_bp/node_mem_free_bp goals)." },
 	[CONFIG_KEY_PROMOTE_USED_GOAL] = { "promote", "used_goal", "auto",
 		"Target used memory of the fast node: auto, basis points or a percentage (pins it)." },
 	[CONFIG_KEY_PROMOTE_MIN_ACCESSES] = { "promote", "min_accesses", "1",
@@ -148,6 +152,7 @@ static const struct key_def key_defs[_CONFIG_KEY_MAX] = {
 	[CONFIG_KEY_QUOTA_WEIGHT_SIZE] = { K_UINT, OFF(weight_sz), 0, 10000, 0, NULL },
 	[CONFIG_KEY_QUOTA_WEIGHT_ACCESSES] = { K_UINT, OFF(weight_nr_accesses), 0, 10000, 0, NULL },
 	[CONFIG_KEY_QUOTA_WEIGHT_AGE] = { K_UINT, OFF(weight_age), 0, 10000, 0, NULL },
+	[CONFIG_KEY_QUOTA_TUNER] = { K_ENUM, OFF(quota_tuner), 0, 0, 0, quota_tuner_names },
 	[CONFIG_KEY_QUOTA_APPLY_INTERVAL] = { K_DURATION, OFF(apply_interval_us), 0, HOUR, 0, NULL },
 	/* Goals start at 1: the kernel silently drops a goal whose target is 0. */
 	[CONFIG_KEY_PROMOTE_USED_GOAL] = { K_GOAL, OFF(promote_used), 1, 10000, 9970, NULL },

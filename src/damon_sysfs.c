@@ -118,7 +118,8 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 	if (f->apply_interval)
 		add(l, 0, u64s(b, s->apply_interval_us), S "apply_interval_us");
 	add(l, 0, u64s(b, s->quota_ms), S "quotas/ms");
-	add(l, 0, u64s(b, s->quota_bytes), S "quotas/bytes");
+	/* The daemon's controller rewrites it as the fast node fills. */
+	add(l, s->daemon_quota ? F_FED : 0, u64s(b, s->quota_bytes), S "quotas/bytes");
 	add(l, 0, u64s(b, s->quota_reset_ms), S "quotas/reset_interval_ms");
 	add(l, 0, u64s(b, s->weight_sz), S "quotas/weights/sz_permil");
 	add(l, 0, u64s(b, s->weight_nr_accesses), S "quotas/weights/nr_accesses_permil");
@@ -398,6 +399,29 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 	if (r < 0)
 		return r;
 	return write_retry(io, path, cmd);
+}
+
+int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	char path[192], v[32];
+	int r;
+
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/bytes", idx);
+	if (r < 0)
+		return r;
+	snprintf(v, sizeof(v), "%" PRIu64, kd->scheme.quota_bytes);
+	r = write_retry(io, path, v);
+	if (r < 0)
+		return r;
+	/* A commit re-applies the interval files when they differ from the
+	 * running ones, which resets the tuning: without refresh_ms the files
+	 * hold the start values until we fetch the tuned ones. */
+	if (kd->intervals_goal && !(io->feat.refresh_ms && kd->refresh_ms)) {
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
+	}
+	return damon_state_cmd(io, idx, "commit");
 }
 
 int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value)

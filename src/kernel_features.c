@@ -96,11 +96,18 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 
 	if (f.quota_goals) {
 		r = ensure_nr(root, scheme, "quotas/goals/nr_goals", "1", ro);
+		/* A staged tree of the daemon's quota controller has no goal to
+		 * look at: adopt it without the goal metrics (a later switch to
+		 * the kernel tuner then feeds user_input, which works
+		 * everywhere; a fresh start probes again). */
+		if (r == -ENODATA)
+			goto goals_done;
 		if (r < 0)
 			return r;
 		f.goal_metric = exists_in(root, scheme, "quotas/goals/0/target_metric");
 		f.node_metrics = exists_in(root, scheme, "quotas/goals/0/nid");
 	}
+goals_done:
 
 	if (f.ops_filters || f.filters) {
 		const char *fdir = f.ops_filters ? "ops_filters" : "filters";

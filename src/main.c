@@ -155,7 +155,7 @@ static int load_config(const struct options *o, struct config *c, struct config_
 struct loop {
 	struct reconciler *rc;
 	sd_event *ev;
-	sd_event_source *timer;
+	sd_event_source *timer, *control;
 };
 
 static void schedule(struct loop *l, uint64_t delay)
@@ -183,6 +183,17 @@ static void run_step(struct loop *l)
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	run_step(userdata);
+	return 0;
+}
+
+static int on_control(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	uint64_t now;
+
+	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(s, now + reconcile_control(l->rc, now));
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }
 
@@ -222,6 +233,13 @@ int main(int argc, char **argv)
 
 	if (load_config(&o, &cfg, &origins) < 0)
 		return EXIT_USAGE;
+	/* --once leaves no daemon behind to run the quota controller. */
+	if (o.once && cfg.quota_tuner == QUOTA_TUNER_DAEMON) {
+		if (config_is_set(&cfg, CONFIG_KEY_QUOTA_TUNER))
+			log_warning("--once with [quota] tuner = daemon: the quotas stay as set now; "
+				    "using the kernel's goal tuner instead");
+		cfg.quota_tuner = QUOTA_TUNER_KERNEL;
+	}
 	if (o.check_config && o.quiet)
 		return EXIT_OK;
 	if (o.check_config) {
@@ -306,12 +324,21 @@ int main(int argc, char **argv)
 		exit_code = EXIT_FAILURE_RUNTIME;
 		goto out_loop;
 	}
+	/* Its own timer: the controller ticks faster than the reconcile
+	 * period and never changes the state machine's schedule. */
+	r = sd_event_add_time_relative(l.ev, &l.control, CLOCK_MONOTONIC, QCTL_TICK_US, 10000, on_control, &l);
+	if (r < 0) {
+		log_error_errno(r, "cannot add the quota controller timer");
+		exit_code = EXIT_FAILURE_RUNTIME;
+		goto out_loop;
+	}
 	exit_code = sd_event_loop(l.ev);
 	if (exit_code < 0) {
 		log_error_errno(exit_code, "event loop failed");
 		exit_code = EXIT_FAILURE_RUNTIME;
 	}
 out_loop:
+	sd_event_source_unref(l.control);
 	sd_event_source_unref(l.timer);
 	sd_event_unref(l.ev);
 out:

@@ -56,7 +56,7 @@ static unsigned bp_of(uint64_t part, uint64_t whole)
  * always pushes slightly past the point where demotion starts, which is what
  * makes hot/cold exchange continue on a full fast node.
  */
-void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes,
+void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes, uint64_t window_us,
 		    const struct config *c, struct plan_calibration *ret)
 {
 	struct plan_calibration k = {
@@ -89,9 +89,23 @@ void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes,
 	if (k.used_auto) {
 		unsigned cap = BP_MAX - k.eff_free_bp + overlap;
 
+		/*
+		 * The daemon's controller exchanges (free goal - (100% - used
+		 * goal)) bytes per tick on a full node: with the seed's 0.2%
+		 * overlap that is 1 MiB per second on a 512 MiB node.  Let
+		 * promotion use the headroom down to the watermarks plus a
+		 * quarter window instead: 3/4 of a window per tick.
+		 */
+		if (c->quota_tuner == QUOTA_TUNER_DAEMON) {
+			unsigned fill = BP_MAX - bp_of(k.wmark_high + quota_bytes / 4, fast->mem_total);
+
+			if (fill > cap)
+				cap = fill;
+		}
 		if (cap < k.eff_used_bp)
 			k.eff_used_bp = cap;
 	}
+	qctl_levels(fast->mem_total, k.eff_used_bp, k.eff_free_bp, quota_bytes, window_us, &k.levels);
 	*ret = k;
 }
 
@@ -200,7 +214,7 @@ static void fill_monitoring(const struct damon_features *f, const struct config 
 
 static void fill_scheme(const struct damon_features *f, const struct config *c,
 			const struct plan_calibration *cal, const struct window *w,
-			struct plan_kdamond *kd)
+			uint64_t fast_free, struct plan_kdamond *kd)
 {
 	struct plan_scheme *s = &kd->scheme;
 	bool promote = kd->role == ROLE_PROMOTE;
@@ -217,18 +231,40 @@ static void fill_scheme(const struct damon_features *f, const struct config *c,
 	} else {
 		s->nr_accesses_min = 0;
 		s->nr_accesses_max = c->demote_max_accesses;
+		/*
+		 * With the daemon's controller the demotion quota is what the
+		 * fast node lacks below its free goal, and under a quota DAMON
+		 * applies a scheme to the coldest regions first (by access
+		 * frequency and age), skipping young pages.  Limiting demotion
+		 * to regions with no access at all then only hurts: on a node
+		 * full of lukewarm data (every region sampled accessed once in
+		 * a while) nothing qualifies, the node stays full and promotion
+		 * stops (the benchmark's grow workload).  Unless pinned, every
+		 * region qualifies and the quota picks the coldest.
+		 */
+		if (c->quota_tuner == QUOTA_TUNER_DAEMON && !config_is_set(c, CONFIG_KEY_DEMOTE_MAX_ACCESSES))
+			s->nr_accesses_max = U32_MAX_VAL;
 		/* age counts aggregation intervals */
 		s->age_min = c->aggr_us ? c->demote_min_age_us / c->aggr_us : 0;
 	}
 	s->apply_interval_us = f->apply_interval ? w->apply_us : 0;
 	s->quota_bytes = w->bytes;
+	s->quota_cap = w->bytes;
 	s->quota_ms = c->quota_ms;
 	s->quota_reset_ms = w->reset_ms;
 	s->weight_sz = c->weight_sz;
 	s->weight_nr_accesses = c->weight_nr_accesses;
 	s->weight_age = c->weight_age;
 
-	if (f->quota_goals) {
+	if (c->quota_tuner == QUOTA_TUNER_DAEMON) {
+		struct qctl_quota q;
+
+		/* No kernel goal: the controller's first quotas, from the
+		 * free memory found now. */
+		s->daemon_quota = true;
+		qctl_compute(&cal->levels, fast_free, QCTL_TICK_US, &q);
+		s->quota_bytes = promote ? q.promote : q.demote;
+	} else if (f->quota_goals) {
 		s->goal.enabled = true;
 		s->goal.nid = promote ? kd->to_nid : kd->from_nid;
 		s->goal.target_value = promote ? cal->eff_used_bp : cal->eff_free_bp;
@@ -246,12 +282,12 @@ static void fill_scheme(const struct damon_features *f, const struct config *c,
 }
 
 static struct plan_calibration *calib_for(struct plan *p, const struct numa_node *fast,
-					  uint64_t quota, const struct config *c)
+					  const struct window *w, const struct config *c)
 {
 	for (unsigned i = 0; i < p->nr_calib; i++)
 		if (p->calib[i].nid == fast->nid)
 			return &p->calib[i];
-	plan_calibrate(fast, quota, c, &p->calib[p->nr_calib]);
+	plan_calibrate(fast, w->bytes, w->reset_ms * 1000, c, &p->calib[p->nr_calib]);
 	return &p->calib[p->nr_calib++];
 }
 
@@ -278,7 +314,7 @@ static int add_pair(struct plan *p, const struct topology *t, const struct damon
 	}
 	fast = role == ROLE_PROMOTE ? to : from;
 	w = calibrate_window(fast, c);
-	cal = calib_for(p, fast, w.bytes, c);
+	cal = calib_for(p, fast, &w, c);
 
 	kd = &p->kd[p->nr_kdamonds];
 	memset(kd, 0, sizeof(*kd));
@@ -289,7 +325,7 @@ static int add_pair(struct plan *p, const struct topology *t, const struct damon
 	if (r < 0)
 		return r;
 	fill_monitoring(f, c, &w, kd);
-	fill_scheme(f, c, cal, &w, kd);
+	fill_scheme(f, c, cal, &w, fast->mem_free, kd);
 	p->nr_kdamonds++;
 	return 0;
 }
@@ -339,7 +375,8 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 		     k->intervals_goal, k->ig_access_bp, k->ig_aggrs, k->ig_min_sample_us,
 		     k->ig_max_sample_us, k->min_nr_regions, k->max_nr_regions, s->action,
 		     s->target_nid, s->sz_min, s->sz_max, s->nr_accesses_min, s->nr_accesses_max,
-		     s->age_min, s->age_max, s->apply_interval_us, s->quota_bytes, s->quota_ms,
+		     s->age_min, s->age_max, s->apply_interval_us,
+		     s->daemon_quota ? s->quota_cap | (UINT64_C(1) << 63) : s->quota_bytes, s->quota_ms,
 		     s->quota_reset_ms, s->weight_sz, s->weight_nr_accesses, s->weight_age,
 		     s->goal.enabled, s->goal.metric, s->goal.target_value, s->goal.nid,
 		     s->filter_dir, s->young_filter, s->young_allow, k->refresh_ms);

@@ -22,6 +22,7 @@
 
 static struct ratelimit drift_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 5);
 static struct ratelimit textfile_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 1);
+static struct ratelimit control_rl = RATELIMIT_INIT(60 * USEC_PER_SEC, 1);
 
 const char *rc_state_name(enum rc_state s)
 {
@@ -486,6 +487,10 @@ static void log_plan(const struct reconciler *r, const struct plan *p)
 			 c->cfg_free_bp / 100.0, c->eff_used_bp / 100.0,
 			 c->used_auto ? "auto, seed " : "", c->cfg_used_bp / 100.0,
 			 c->wmark_high >> 20, c->quota_bytes >> 20, c->mem_total >> 20);
+		if (p->kd[0].scheme.daemon_quota)
+			log_info("node%d quota controller: demotion keeps %" PRIu64 " MiB free, promotion may "
+				 "fill down to %" PRIu64 " MiB free", c->nid, c->levels.target >> 20,
+				 c->levels.floor >> 20);
 	}
 }
 
@@ -528,6 +533,14 @@ static void describe(const struct plan_kdamond *kd, char *buf, size_t size)
 {
 	const struct plan_scheme *s = &kd->scheme;
 
+	if (s->daemon_quota) {
+		snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, quota set by damon-tierd "
+				    "every %llu s, up to %" PRIu64 " MiB per %" PRIu64 " ms)",
+			 plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
+			 QCTL_TICK_US / USEC_PER_SEC, s->quota_cap >> 20, s->quota_reset_ms);
+		return;
+	}
+
 	snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, goal %s%s %.2f%% on node%d, "
 			    "quota %" PRIu64 " MiB per %" PRIu64 " ms)",
 		 plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
@@ -558,6 +571,7 @@ static int start_one(struct reconciler *r, unsigned i, bool log_start)
 	r->rec.pids[i] = o.pid;
 	r->samples[i].valid = false;
 	r->line_samples[i].valid = false;
+	r->ctl_synced[i] = true;
 	describe(kd, desc, sizeof(desc));
 	snprintf(f1, sizeof(f1), "DAMON_TIERD_KDAMOND=%u", idx);
 	snprintf(f2, sizeof(f2), "DAMON_TIERD_ROLE=%s", plan_role_name(kd->role));
@@ -643,8 +657,10 @@ static void adopt(struct reconciler *r, uint64_t now)
 		r->state = RC_DISCOVER;
 		return;
 	}
-	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++)
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
 		r->samples[i].valid = r->line_samples[i].valid = false;
+		r->ctl_synced[i] = false;
+	}
 	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
 	r->attempts = 0;
@@ -656,6 +672,14 @@ static void adopt(struct reconciler *r, uint64_t now)
 	status_ready("running");
 	status_set("running %u kdamonds (adopted)", r->plan->nr_kdamonds);
 	r->state = RC_RUNNING;
+}
+
+static const struct plan_calibration *calib_of(const struct plan *p, int nid)
+{
+	for (unsigned i = 0; i < p->nr_calib; i++)
+		if (p->calib[i].nid == nid)
+			return &p->calib[i];
+	return NULL;
 }
 
 /* Pair each demote kdamond with the promote kdamond of the same two nodes. */
@@ -698,7 +722,12 @@ static void snapshot_boundaries(struct reconciler *r, struct status_snapshot *s,
 			d->present = true;
 			d->kdamond = r->rec.first + (unsigned)j;
 			d->pid = r->rec.pids[j];
-			d->goal_bp = (unsigned)p->kd[j].scheme.goal.target_value;
+			/* The effective goals, also when the daemon's controller
+			 * uses them instead of kernel goals. */
+			const struct plan_calibration *cal = calib_of(p, b->fast_nid);
+
+			d->goal_bp = cal ? (k == 0 ? cal->eff_used_bp : cal->eff_free_bp)
+					 : (unsigned)p->kd[j].scheme.goal.target_value;
 			d->stats_valid = have[j];
 			d->applied_bytes = r->stats[j].sz_applied;
 			d->mib_s = rate[j];
@@ -803,6 +832,59 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 					  "its directory must exist and be writable, the unit needs ReadWritePaths= for it)",
 					  r->cfg.prometheus_textfile);
 	}
+}
+
+uint64_t reconcile_control(struct reconciler *r, uint64_t now)
+{
+	bool any = false;
+	int ret;
+
+	if (r->state != RC_RUNNING || r->dry_run)
+		return QCTL_TICK_US;
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++)
+		any |= r->plan->kd[i].scheme.daemon_quota;
+	if (!any)
+		return QCTL_TICK_US;
+	ret = topology_refresh_meminfo(r->root, r->topo);
+	if (ret < 0) {
+		r->errors++;
+		if (ratelimit_below(&control_rl, now))
+			log_warning_errno(ret, "quota controller: cannot read the nodes' meminfo");
+		return QCTL_TICK_US;
+	}
+	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
+		struct plan_kdamond *kd = &r->plan->kd[i];
+		bool promote = kd->role == ROLE_PROMOTE;
+		int fast_nid = promote ? kd->to_nid : kd->from_nid;
+		const struct plan_calibration *cal = calib_of(r->plan, fast_nid);
+		const struct numa_node *n = topology_node(r->topo, fast_nid);
+		uint64_t old = kd->scheme.quota_bytes, next;
+		struct qctl_quota q;
+
+		if (!kd->scheme.daemon_quota || !cal || !n)
+			continue;
+		qctl_compute(&cal->levels, n->mem_free, QCTL_TICK_US, &q);
+		next = promote ? q.promote : q.demote;
+		if (r->ctl_synced[i] && !qctl_should_commit(old, next))
+			continue;
+		kd->scheme.quota_bytes = next;
+		ret = damon_set_quota(&r->io, r->rec.first + i, kd);
+		if (ret < 0) {
+			/* The next observe() finds what is wrong and repairs. */
+			kd->scheme.quota_bytes = old;
+			r->errors++;
+			if (ratelimit_below(&control_rl, now))
+				log_warning_errno(ret, "quota controller: cannot commit kdamond %u's quota (%s)",
+						  r->rec.first + i, r->io.failed_path);
+			continue;
+		}
+		r->ctl_synced[i] = true;
+		r->ctl_commits++;
+		log_debug("quota controller: kdamond %u (%s) %" PRIu64 " -> %" PRIu64 " bytes per window "
+			  "(node%d free %" PRIu64 " MiB)", r->rec.first + i, plan_role_name(kd->role), old, next,
+			  fast_nid, n->mem_free >> 20);
+	}
+	return QCTL_TICK_US;
 }
 
 /* One period of RUNNING: observe, compare, and decide whether to repair. */
@@ -949,9 +1031,16 @@ static int switch_plan(struct reconciler *r, struct plan *np, const char *why)
 	for (unsigned i = 0; i < np->nr_kdamonds; i++) {
 		unsigned idx = r->rec.first + i;
 
+		struct plan_scheme *ns = &np->kd[i].scheme;
+		const struct plan_scheme *os = &r->plan->kd[i].scheme;
+
+		/* The controller's state carries over; its next tick adjusts
+		 * it to the new goals. */
+		if (ns->daemon_quota && os->daemon_quota)
+			ns->quota_bytes = os->quota_bytes < ns->quota_cap ? os->quota_bytes : ns->quota_cap;
 		if (plan_kdamond_equal(&np->kd[i], &r->plan->kd[i]))
 			continue;
-		np->kd[i].scheme.goal.current_value = r->plan->kd[i].scheme.goal.current_value;
+		ns->goal.current_value = os->goal.current_value;
 		ret = damon_commit(&r->io, idx, &np->kd[i]);
 		if (ret < 0) {
 			log_error_errno(ret, "%s: the kernel rejected the new parameters of kdamond %u "

@@ -106,12 +106,12 @@ check ignored 0 "$bin" --config-root "$cr" --check-config
 expect_key ignored-size quota.size 2GiB "$cr/etc/damon-tierd.conf.d/10-quota.conf:2"
 
 # The merged config is what the daemon plans with: a pinned quota is
-# written as is (fixture sysfs tree, nothing written).
+# written as is with the kernel tuner (fixture sysfs tree, nothing written).
 sys=$tmp/sys-root
 cp -a "$fix/vm-2node" "$sys"
 mkdir -p "$sys/sys/kernel/mm/damon/admin/kdamonds"
 echo 0 >"$sys/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
-put run/damon-tierd.conf.d/50-pin.conf '[quota]\nreset_interval = 1s\n'
+put run/damon-tierd.conf.d/50-pin.conf '[quota]\nreset_interval = 1s\ntuner = kernel\n'
 check dry-run 0 "$bin" --config-root "$cr" --sysfs-root "$sys" --dry-run
 expect_in dry-run-quota "$tmp/out" "schemes/0/quotas/bytes 2147483648"
 expect_in dry-run-reset "$tmp/out" "schemes/0/quotas/reset_interval_ms 1000"

@@ -42,7 +42,7 @@ static void rec_sleep(uint64_t usec, void *ud)
 		e->slept[e->nslept++] = usec;
 }
 
-static struct env *env_new(enum fake_profile prof)
+static struct env *env_new_tuner(enum fake_profile prof, enum quota_tuner tuner)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	struct config c;
@@ -61,8 +61,15 @@ static struct env *env_new(enum fake_profile prof)
 	assert_int_equal(damon_set_nr_kdamonds(&e->io, 2), 0);
 	assert_int_equal(features_probe(e->root, "sys/kernel/mm/damon/admin/kdamonds/0", &e->io.feat), 0);
 	config_init(&c);
+	c.quota_tuner = tuner;
 	assert_int_equal(plan_build(&e->topo, &e->tiers, &e->io.feat, &c, &e->plan, err, sizeof(err)), 0);
 	return e;
+}
+
+/* Most tests stage the kernel goal tuner's plan: it has the most files. */
+static struct env *env_new(enum fake_profile prof)
+{
+	return env_new_tuner(prof, QUOTA_TUNER_KERNEL);
 }
 
 static void env_free(struct env *e)
@@ -271,6 +278,40 @@ static void test_commit_keeps_tuned_intervals(void **state)
 	env_free(e);
 }
 
+/* The daemon tuner's plan: no goals; damon_set_quota() writes only the
+ * bytes and commits, keeping tuned intervals; the bytes are not drift. */
+static void test_daemon_quota(void **state)
+{
+	struct env *e = env_new_tuner(FAKE_KERNEL_6_17, QUOTA_TUNER_DAEMON);
+	struct plan_kdamond kd = e->plan.kd[1];
+	char what[512] = "";
+
+	assert_true(kd.scheme.daemon_quota);
+	assert_int_equal(damon_stage(&e->io, 0, &kd, false), 0);
+	assert_file(e, S0 "quotas/goals/nr_goals", "0");
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	unsigned commits = fake_damon_count(e->fd, "commit");
+	unsigned writes = fake_damon_nr_writes(e->fd, "");
+
+	kd.scheme.quota_bytes = 123 * 4096;
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_file(e, S0 "quotas/bytes", "503808");
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
+	/* bytes and state, nothing else (refresh_ms keeps the files fresh). */
+	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 2);
+	/* What the controller wrote is not drift, whatever the plan says. */
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
+
+	/* Without refresh_ms the tuned intervals are fetched first, or the
+	 * commit would reset them. */
+	fake_damon_set_tuned_intervals(e->fd, 0, 80000, 1600000);
+	kd.refresh_ms = 0;
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
+	assert_int_equal(fake_damon_count(e->fd, "update_tuned_intervals"), 1);
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_dry_run_touches_nothing),
 		cmocka_unit_test(test_kernel_rejects),
 		cmocka_unit_test(test_commit_keeps_tuned_intervals),
+		cmocka_unit_test(test_daemon_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,14 @@ static void vm_topology(struct topology *t, struct tier_map *m)
 
 static struct plan P;
 
+/* The goal tests: DAMON's own goal tuner, as the plan had it before the
+ * daemon's controller became the default. */
+static void config_init_kernel_tuner(struct config *c)
+{
+	config_init(c);
+	c->quota_tuner = QUOTA_TUNER_KERNEL;
+}
+
 static void test_vm_defaults_617(void **state)
 {
 	struct topology t;
@@ -63,7 +71,7 @@ static void test_vm_defaults_617(void **state)
 	char err[256] = "";
 
 	vm_topology(&t, &m);
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.nr_kdamonds, 2);
 
@@ -134,7 +142,7 @@ static void test_big_node_keeps_seed_goals(void **state)
 	/* 256 GiB DRAM node with 0.8% high watermarks (e.g. a raised watermark_scale_factor). */
 	t.nodes[0].mem_total = 256 * 1024 * MiB;
 	t.nodes[0].wmark_high = 2048 * MiB;
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
 	/* 20 MiB per 100 ms window: the rate of the seed's 200 MiB per second. */
 	assert_int_equal(P.kd[1].scheme.quota_bytes, 20 * MiB);
@@ -156,7 +164,7 @@ static void test_pinned_values_are_kept(void **state)
 	char err[256];
 
 	vm_topology(&t, &m);
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	c.promote_used.automatic = false;
 	c.demote_free.automatic = false;
 	c.set_mask |= 1ull << CONFIG_KEY_QUOTA_RESET_INTERVAL | 1ull << CONFIG_KEY_QUOTA_SIZE |
@@ -179,7 +187,7 @@ static void test_612_fallbacks(void **state)
 	char err[256];
 
 	vm_topology(&t, &m);
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	assert_int_equal(plan_build(&t, &m, &feat_612, &c, &P, err, sizeof(err)), 0);
 	/* No node metrics: the daemon feeds user_input goals. */
 	assert_int_equal(P.kd[0].scheme.goal.metric, GOAL_USER_INPUT);
@@ -208,7 +216,7 @@ static void test_three_tiers_and_sockets(void **state)
 	m.promote[1] = (struct migration_pair){ 2, 1 };
 	m.nr_demote = 2;
 	m.demote[1] = (struct migration_pair){ 1, 2 };
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.nr_kdamonds, 4);
 	/* Two fast nodes with goals: node0 and node1 (the middle tier). */
@@ -257,7 +265,7 @@ static void test_hash_and_equal(void **state)
 	static struct plan a, b;
 
 	vm_topology(&t, &m);
-	config_init(&c);
+	config_init_kernel_tuner(&c);
 	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &a, err, sizeof(err)), 0);
 	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
 	assert_true(plan_hash(&a) == plan_hash(&b));
@@ -272,6 +280,65 @@ static void test_hash_and_equal(void **state)
 	assert_true(plan_same_shape(&a, &b));
 	b.nr_kdamonds = 1;
 	assert_false(plan_same_shape(&a, &b));
+}
+
+/* The default: no kernel goal, quotas from the controller's levels. */
+static void test_vm_defaults_daemon_tuner(void **state)
+{
+	struct topology t;
+	struct tier_map m;
+	struct config c;
+	char err[256] = "";
+	static struct plan b;
+
+	vm_topology(&t, &m);
+	config_init(&c);
+	assert_int_equal(c.quota_tuner, QUOTA_TUNER_DAEMON);
+	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	const struct plan_kdamond *d = &P.kd[0], *p = &P.kd[1];
+	const struct plan_calibration *cal = &P.calib[0];
+
+	assert_false(d->scheme.goal.enabled);
+	assert_false(p->scheme.goal.enabled);
+	assert_true(d->scheme.daemon_quota && p->scheme.daemon_quota);
+	assert_int_equal(p->scheme.quota_cap, 476 * MiB / 32);
+	/* Demotion may pick any region: the quota takes the coldest first. */
+	assert_int_equal(d->scheme.nr_accesses_max, 4294967295ull);
+	/* free goal as with the kernel tuner; the used goal lets promotion
+	 * fill node0 down to its watermarks plus a quarter window:
+	 * 10000 - ceil((33 + 14.875 / 4) MiB / 476 MiB) = 9228. */
+	assert_int_equal(cal->eff_free_bp, 1006);
+	assert_int_equal(cal->eff_used_bp, 9228);
+	assert_true(cal->levels.floor < cal->levels.target);
+	assert_int_equal(cal->levels.target, 476 * MiB / 10000 * 1006 + 476 * MiB % 10000 * 1006 / 10000);
+	/* node0 has 200 MiB free, far above the target: no demotion, and
+	 * promotion may use what is above the floor, capped per window. */
+	assert_int_equal(d->scheme.quota_bytes, QCTL_STOP_BYTES);
+	assert_int_equal(p->scheme.quota_bytes, 476 * MiB / 32);
+
+	/* The controller's value is not the plan's identity; the cap is. */
+	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
+	b.kd[1].scheme.quota_bytes = 12345;
+	assert_true(plan_kdamond_equal(&P.kd[1], &b.kd[1]));
+	assert_true(plan_hash(&P) == plan_hash(&b));
+	b.kd[1].scheme.quota_cap++;
+	assert_false(plan_kdamond_equal(&P.kd[1], &b.kd[1]));
+
+	/* ...unless pinned. */
+	c.demote_max_accesses = 0;
+	c.set_mask |= UINT64_C(1) << CONFIG_KEY_DEMOTE_MAX_ACCESSES;
+	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.kd[0].scheme.nr_accesses_max, 0);
+
+	/* A pinned low free goal keeps the seed's overlap: 9970 + 50. */
+	c.demote_free = (struct goal_setting){ .automatic = false, .bp = 50 };
+	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(P.calib[0].eff_used_bp, 9970);
+	/* On 6.12 too: no goals, the same controller. */
+	config_init(&c);
+	assert_int_equal(plan_build(&t, &m, &feat_612, &c, &P, err, sizeof(err)), 0);
+	assert_false(P.kd[0].scheme.goal.enabled);
+	assert_true(P.kd[0].scheme.daemon_quota);
 }
 
 static void test_sample_interval_stays_in_tuning_bounds(void **state)
@@ -312,6 +379,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vm_defaults_617),
+		cmocka_unit_test(test_vm_defaults_daemon_tuner),
 		cmocka_unit_test(test_big_node_keeps_seed_goals),
 		cmocka_unit_test(test_pinned_values_are_kept),
 		cmocka_unit_test(test_612_fallbacks),

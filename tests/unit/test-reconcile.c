@@ -60,6 +60,13 @@ static struct env *env_new(enum fake_profile prof)
 	return env_new_fixture("vm-2node", prof, NULL);
 }
 
+/* The goal tests: DAMON's own goal tuner. */
+#define KERNEL_TUNER "[quota]\ntuner = kernel\n"
+static struct env *env_new_kernel(enum fake_profile prof)
+{
+	return env_new_fixture("vm-2node", prof, KERNEL_TUNER);
+}
+
 static void env_free(struct env *e)
 {
 	reconcile_free(&e->rc);
@@ -142,7 +149,7 @@ static void test_kdamond_found_off_is_restarted(void **state)
 
 static void test_drift_is_recommitted(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct env *e = env_new_kernel(FAKE_KERNEL_6_17);
 
 	run(e, 1);
 	unsigned commits = fake_damon_count(e->fd, "commit");
@@ -264,14 +271,14 @@ static void test_nothing_to_tier(void **state)
 
 static void test_reload(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct env *e = env_new_kernel(FAKE_KERNEL_6_17);
 	char text[512];
 
 	run(e, 1);
 	unsigned commits = fake_damon_count(e->fd, "commit");
 
 	/* Invalid: rejected with file:line, the running plan stays. */
-	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[quota]\nsize = 12 parsecs\n", e->state);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[quota]\nsize = 12 parsecs\ntuner = kernel\n", e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
 	tu_log_capture_start();
 	reconcile_request_reload(&e->rc);
@@ -282,7 +289,7 @@ static void test_reload(void **state)
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
 
 	/* Valid: a pinned used goal is committed online, no restart. */
-	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n", e->state);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n" KERNEL_TUNER, e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
 	reconcile_request_reload(&e->rc);
 	run(e, 1);
@@ -361,14 +368,116 @@ static void test_prometheus_textfile(void **state)
 	env_free(e);
 }
 
-static void test_reload_rejected_by_kernel(void **state)
+static void crash_and_restart(struct env *e, const char *conf_extra);
+
+static void set_node_free_kb(struct env *e, int nid, unsigned long kb)
+{
+	char rel[128], text[256];
+
+	snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", nid);
+	snprintf(text, sizeof(text), "Node %d MemTotal:         476280 kB\nNode %d MemFree:          %lu kB\n"
+		 "Node %d MemUsed:          %lu kB\n", nid, nid, kb, nid, 476280 - kb);
+	tu_write(e->dir, rel, text);
+}
+
+static uint64_t quota_of(struct env *e, unsigned k)
+{
+	char rel[128], *v;
+	uint64_t q;
+
+	snprintf(rel, sizeof(rel), ADMIN "%u/contexts/0/schemes/0/quotas/bytes", k);
+	v = tu_read(e->dir, rel);
+	assert_non_null(v);
+	q = strtoull(v, NULL, 10);
+	free(v);
+	return q;
+}
+
+/*
+ * [quota] tuner = daemon (the default): no kernel goals, and every tick the
+ * quotas follow node0's free memory: demotion only below the free goal,
+ * promotion while there is room above the floor; small moves commit
+ * nothing; the value survives a reload and is adopted after a crash.
+ */
+static void test_quota_controller(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
+	const struct qctl_levels *l;
+	unsigned commits;
+	char *v;
+
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/nr_goals");
+	assert_string_equal(v, "0");
+	free(v);
+	l = &e->rc.plan->calib[0].levels;
+	/* The fixture's node0 is mostly free: promote at the cap, no demotion. */
+	assert_int_equal(quota_of(e, 0), QCTL_STOP_BYTES);
+	assert_int_equal(quota_of(e, 1), l->cap);
+	commits = fake_damon_count(e->fd, "commit");
+	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_TICK_US);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
+
+	/* Node0 fills to 4 MiB below the free goal: demotion moves the
+	 * deficit over one tick's windows, promotion the band. */
+	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
+	set_node_free_kb(e, 0, free_kb);
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(quota_of(e, 0), (l->target - ((uint64_t)free_kb << 10) + 9) / 10);
+	assert_int_equal(quota_of(e, 1), (l->target - l->floor + 9) / 10);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
+	/* A few pages more: within the hysteresis, nothing committed. */
+	set_node_free_kb(e, 0, (unsigned long)((l->target >> 10) - 4096 - 16));
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
+	/* Below the floor: promotion stops until demotion has made room. */
+	set_node_free_kb(e, 0, (unsigned long)((l->floor >> 10) - 1024));
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(quota_of(e, 1), QCTL_STOP_BYTES);
+	/* The controller's writes are not drift. */
+	tu_log_capture_start();
+	run(e, 2);
+	assert_false(tu_log_contains("drifted"));
+	tu_log_capture_stop();
+
+	/* A reload keeps the controller's value. */
+	uint64_t demote_q = quota_of(e, 0);
+	reconcile_request_reload(&e->rc);
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(quota_of(e, 0), demote_q);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+
+	/* After a crash the next instance adopts, then re-syncs its quotas
+	 * on the first tick even if nothing changed. */
+	crash_and_restart(e, "");
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	commits = fake_damon_count(e->fd, "commit");
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
+	assert_int_equal(quota_of(e, 0), demote_q);
+
+	/* A failed commit counts an error and leaves the value as it was. */
+	set_node_free_kb(e, 0, 400000);
+	fake_damon_fail(e->fd, "kdamonds/0/state", false, EINVAL, 1);
+	uint64_t errors = e->rc.errors;
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(e->rc.errors, errors + 1);
+	assert_int_equal(e->rc.plan->kd[0].scheme.quota_bytes, demote_q);
+	env_free(e);
+}
+
+static void test_reload_rejected_by_kernel(void **state)
+{
+	struct env *e = env_new_kernel(FAKE_KERNEL_6_17);
 	char text[512];
 
 	/* A goal change for both kdamonds; the kernel refuses the second commit. */
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n"
-		 "[demote]\nfree_goal = 12%%\n", e->state);
+		 "[demote]\nfree_goal = 12%%\n" KERNEL_TUNER, e->state);
 	run(e, 1);
 	unsigned commits = fake_damon_count(e->fd, "commit");
 	tu_write(e->state, "damon-tierd.conf", text);
@@ -399,7 +508,7 @@ static void test_reload_rejected_by_kernel(void **state)
 
 static void test_user_input_goals_fed_on_612(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_12);
+	struct env *e = env_new_kernel(FAKE_KERNEL_6_12);
 
 	run(e, 2);
 	assert_int_equal(e->rc.state, RC_RUNNING);
@@ -504,11 +613,11 @@ static void test_restart_adopts_unchanged_plan(void **state)
 
 static void test_restart_replaces_changed_plan(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct env *e = env_new_kernel(FAKE_KERNEL_6_17);
 
 	run(e, 1);
 	int64_t p0 = fake_damon_pid(e->fd, 0);
-	crash_and_restart(e, "[promote]\nused_goal = 80%\n");
+	crash_and_restart(e, "[promote]\nused_goal = 80%\n" KERNEL_TUNER);
 	tu_log_capture_start();
 	run(e, 1);
 	assert_int_equal(e->rc.state, RC_RUNNING);
@@ -605,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_prometheus_textfile),
 		cmocka_unit_test(test_reload_rejected_by_kernel),
+		cmocka_unit_test(test_quota_controller),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),

@@ -4,7 +4,7 @@
 # One boot; faults injected behind the running daemon's back, each checked
 # against its log and the kdamond files:
 #   a) a kdamond of ours turned off by hand: restarted, logged once.
-#   b) planned files rewritten by hand (a goal target, a region end): the
+#   b) planned files rewritten by hand (an access pattern, a region end): the
 #      drift is logged naming the file, the plan is re-committed.
 #   c) SIGKILL, restart: the kdamonds are adopted (same pids, never off, no
 #      nr_kdamonds rewrite); SIGKILL, config changed, restart: replaced, still
@@ -84,10 +84,11 @@ kdamond_of() {
 }
 # Every file of the kdamonds tree that the daemon plans (or the kernel keeps
 # as is), one "path:value" line each: what the kernel updates by itself
-# (stats, tuned intervals, effective quota) and the fed goal value are left out.
+# (stats, tuned intervals, effective quota), the fed goal value and the quota
+# the daemon's controller sets every second are left out.
 snapshot() {
 	grep -r -H '' $ADMIN 2>/dev/null |
-		grep -v -E '/stats/|/tried_regions/|/effective_bytes:|/current_value:|/intervals/(sample|aggr)_us:|/state:|/pid:' |
+		grep -v -E '/stats/|/tried_regions/|/effective_bytes:|/current_value:|/quotas/bytes:|/intervals/(sample|aggr)_us:|/state:|/pid:' |
 		sort
 	k=0
 	while [ $k -lt "$(nr_kdamonds)" ]; do
@@ -261,9 +262,9 @@ drift_case() {
 		has_log "kdamond $P parameters drifted: $2 is \"$3\", expected \"$planned\"; re-committing the plan"
 	check "b/$1: no restart (pids $pp)" eq "$(pids)" "$pp"
 }
-G=$ADMIN/$P/contexts/0/schemes/0/quotas/goals/0/target_value
+A=$ADMIN/$P/contexts/0/schemes/0/access_pattern/nr_accesses/min
 R=$ADMIN/$P/contexts/0/targets/0/regions/0
-drift_case goal "$G" 1
+drift_case pattern "$A" 7
 start=$(rd "$R/start")
 end=$(rd "$R/end")
 drift_case region "$R/end" $((start + (end - start) / 2))
@@ -319,7 +320,8 @@ check "c/replace: exactly 2 kdamonds ($(nr_kdamonds))" eq "$(nr_kdamonds)" 2
 maxn=$(grep -v '^?' /tmp/watch.log | cut -d' ' -f1 | sort -n | tail -n 1)
 check "c/replace: never more than 2 kdamonds while replacing (max $maxn in $(wc -l </tmp/watch.log) looks)" \
 	sh -c "[ '$maxn' -le 2 ]"
-check "c/replace: the promote goal is 8500 ($(rd "$G"))" eq "$(rd "$G")" 8500
+check "c/replace: the new instance plans with the used goal of 85%" \
+	has_log "used 85.00% (configured 85.00%)"
 check "c/replace: no 'adopted' line" sh -c "! grep -qF adopted $log"
 stop_daemon
 tail -n 5 "$log" | sed 's/^/DAEMON[c-replace]: /'
