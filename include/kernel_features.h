@@ -52,12 +52,15 @@ struct damon_modules {
 int features_probe(int root, const char *kdamond_dir, struct damon_features *ret);
 
 /*
- * The same without writing anything, for --dry-run: works only on a kdamond
- * directory that already holds a staged tree (one context, scheme, goal and
- * filter, e.g. one of ours), else -ENODATA.  The young filter is then known
- * only if the staged filter reads "young".
+ * The same without writing anything, for --dry-run and adoption: reads
+ * kdamonds `kdamonds_dir`/0 .. nr-1 (e.g. "sys/kernel/mm/damon/admin/kdamonds"),
+ * which must hold staged trees (one context and scheme each, e.g. ours), else
+ * -ENODATA.  Goal and filter features come from whichever of them has a goal
+ * or a filter; the young filter is known only if a staged filter reads
+ * "young".
  */
-int features_probe_readonly(int root, const char *kdamond_dir, struct damon_features *ret);
+int features_probe_readonly(int root, const char *kdamonds_dir, unsigned nr,
+			    struct damon_features *ret);
 
 /* Read-only: sys/module/damon_{stat,reclaim,lru_sort}/parameters/enabled. */
 int features_read_modules(int root, struct damon_modules *ret);

@@ -33,6 +33,9 @@
 /* The controller's period: short against how fast a hot set must move (the
  * target is 90% within a minute), long against a commit's cost. */
 #define QCTL_TICK_US 1000000ull
+/* After a failed commit (EBUSY: another DAMON sysfs user) the kernel keeps
+ * the old quota, which may be far too big by now: try again sooner. */
+#define QCTL_RETRY_US 100000ull
 
 struct qctl_levels {
 	uint64_t floor, target;  /* fast node free bytes, floor <= target */

@@ -114,6 +114,10 @@ goals_done:
 
 		r = ensure_nr(root, scheme, f.ops_filters ? "ops_filters/nr_filters" : "filters/nr_filters",
 			      "1", ro);
+		/* A staged scheme without a filter (the daemon's demotion):
+		 * another kdamond of ours may show them. */
+		if (r == -ENODATA)
+			goto filters_done;
 		if (r < 0)
 			return r;
 		r = io_path(path, sizeof(path), "%s/%s/0/allow", scheme, fdir);
@@ -138,6 +142,7 @@ goals_done:
 		}
 	}
 
+filters_done:
 	*ret = f;
 	return 0;
 }
@@ -147,9 +152,36 @@ int features_probe(int root, const char *kd, struct damon_features *ret)
 	return probe(root, kd, false, ret);
 }
 
-int features_probe_readonly(int root, const char *kd, struct damon_features *ret)
+int features_probe_readonly(int root, const char *kdamonds_dir, unsigned nr,
+			    struct damon_features *ret)
 {
-	return probe(root, kd, true, ret);
+	struct damon_features acc = { 0 };
+	char kd[256];
+	int r;
+
+	if (nr == 0)
+		return -ENODATA;
+	for (unsigned i = 0; i < nr; i++) {
+		struct damon_features f;
+
+		r = io_path(kd, sizeof(kd), "%s/%u", kdamonds_dir, i);
+		if (r < 0)
+			return r;
+		r = probe(root, kd, true, &f);
+		if (r < 0)
+			return r;
+		if (i == 0) {
+			acc = f;
+			continue;
+		}
+		/* Goals and filters are what a staged scheme may lack. */
+		acc.goal_metric |= f.goal_metric;
+		acc.node_metrics |= f.node_metrics;
+		acc.filter_allow |= f.filter_allow;
+		acc.young_filter |= f.young_filter;
+	}
+	*ret = acc;
+	return 0;
 }
 
 int features_read_modules(int root, struct damon_modules *ret)

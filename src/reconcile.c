@@ -408,13 +408,13 @@ static int discover(struct reconciler *r, uint64_t now)
 		return ret == -EBUSY ? 0 : ret;
 
 	if (!r->dry_run && !r->no_adopt && all_ours_running(r, want) &&
-	    features_probe_readonly(r->root, DAMON_KDAMONDS "/0", &r->feat) == 0) {
+	    features_probe_readonly(r->root, DAMON_KDAMONDS, want, &r->feat) == 0) {
 		/* A previous run (crash, --once) left our kdamonds running: keep
 		 * them if the plan is still the same (checked in PLAN), so
 		 * tiering has no gap. */
 		r->adopting = true;
 	} else if (r->dry_run && r->owns &&
-	    features_probe_readonly(r->root, DAMON_KDAMONDS "/0", &r->feat) == 0) {
+	    features_probe_readonly(r->root, DAMON_KDAMONDS, want, &r->feat) == 0) {
 		/* Our kdamonds are staged: their files tell the features. */
 		fprintf(r->io.dry_run, "# dry run: kernel features read from our kdamond 0\n");
 		fprintf(r->io.dry_run, "write /" DAMON_KDAMONDS "/nr_kdamonds %u\n", want);
@@ -660,7 +660,7 @@ static void adopt(struct reconciler *r, uint64_t now)
 	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
 		r->samples[i].valid = r->line_samples[i].valid = false;
 		r->ctl_synced[i] = false;
-	}
+		}
 	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
 	r->attempts = 0;
@@ -836,7 +836,7 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 
 uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 {
-	bool any = false;
+	bool any = false, retry = false;
 	int ret;
 
 	if (r->state != RC_RUNNING || r->dry_run)
@@ -870,8 +870,11 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 		kd->scheme.quota_bytes = next;
 		ret = damon_set_quota(&r->io, r->rec.first + i, kd);
 		if (ret < 0) {
-			/* The next observe() finds what is wrong and repairs. */
+			/* The kernel keeps applying the old quota: retry soon
+			 * (the next observe() repairs anything worse). */
 			kd->scheme.quota_bytes = old;
+			r->ctl_synced[i] = false;
+			retry = true;
 			r->errors++;
 			if (ratelimit_below(&control_rl, now))
 				log_warning_errno(ret, "quota controller: cannot commit kdamond %u's quota (%s)",
@@ -884,7 +887,7 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 			  "(node%d free %" PRIu64 " MiB)", r->rec.first + i, plan_role_name(kd->role), old, next,
 			  fast_nid, n->mem_free >> 20);
 	}
-	return QCTL_TICK_US;
+	return retry ? QCTL_RETRY_US : QCTL_TICK_US;
 }
 
 /* One period of RUNNING: observe, compare, and decide whether to repair. */

@@ -29,11 +29,11 @@ static void probe(enum fake_profile prof, struct damon_features *f)
 	 * refuses a tree that is not staged. */
 	struct damon_features ro;
 	unsigned writes = fake_damon_nr_writes(fd, "");
-	assert_int_equal(features_probe_readonly(root, KD0, &ro), 0);
+	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), 0);
 	assert_memory_equal(&ro, f, sizeof(ro));
 	assert_int_equal(fake_damon_nr_writes(fd, ""), writes);
 	assert_int_equal(io_write(root, KD0 "/contexts/nr_contexts", "0"), 0);
-	assert_int_equal(features_probe_readonly(root, KD0, &ro), -ENODATA);
+	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), -ENODATA);
 	close(root);
 	fake_damon_free(fd);
 	tu_rmtree(dir);

@@ -460,13 +460,16 @@ static void test_quota_controller(void **state)
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
 	assert_int_equal(quota_of(e, 0), demote_q);
 
-	/* A failed commit counts an error and leaves the value as it was. */
+	/* A failed commit counts an error, leaves the value as it was and
+	 * retries sooner than a tick: the kernel still runs the old quota. */
 	set_node_free_kb(e, 0, 400000);
 	fake_damon_fail(e->fd, "kdamonds/0/state", false, EINVAL, 1);
 	uint64_t errors = e->rc.errors;
-	reconcile_control(&e->rc, e->now);
+	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_RETRY_US);
 	assert_int_equal(e->rc.errors, errors + 1);
 	assert_int_equal(e->rc.plan->kd[0].scheme.quota_bytes, demote_q);
+	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_TICK_US);
+	assert_int_equal(quota_of(e, 0), QCTL_STOP_BYTES);
 	env_free(e);
 }
 
