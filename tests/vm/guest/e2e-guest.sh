@@ -81,7 +81,14 @@ grep -q '^tuner *= *kernel' /etc/damon-tierd.conf && esz_min=1048576
 promote_pid=""
 k=0
 while [ "$k" -lt "$n" ]; do
-	[ "$(cat $ADMIN/$k/contexts/0/schemes/0/action)" = migrate_hot ] && promote_pid=$(cat $ADMIN/$k/pid)
+	# On 7.x reading pid takes the DAMON sysfs lock: EBUSY while the
+	# daemon commits a quota.
+	if [ "$(cat $ADMIN/$k/contexts/0/schemes/0/action)" = migrate_hot ]; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			promote_pid=$(cat $ADMIN/$k/pid 2>/dev/null) && [ -n "$promote_pid" ] && break
+			sleep 0.2
+		done
+	fi
 	k=$((k + 1))
 done
 if [ -d $T/events/damon/damos_esz ]; then

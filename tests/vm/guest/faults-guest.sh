@@ -191,7 +191,7 @@ echo "FAULTS kernel $(uname -r)"
 stat_boot=$(stat_enabled)
 note "boot: damon_stat enabled=$stat_boot, nr_kdamonds=$(nr_kdamonds)"
 printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/base.conf
-printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[promote]\nused_goal = 85%%\n' \
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[promote]\nused_goal = 85%%\nmin_accesses = 2\n' \
 	$STATE_DIR >/tmp/goal85.conf
 
 start_daemon main /tmp/base.conf
@@ -304,7 +304,9 @@ snapshot >/tmp/c.after
 check "c/adopt: every kdamond file as before the crash (nr_kdamonds not rewritten)" same_snapshot /tmp/c.before /tmp/c.after
 
 kill_daemon
-note "SIGKILL again; restart with [promote] used_goal = 85%"
+# Under the daemon's quota controller the goals are not in the kdamonds' files
+# (a goal change alone is adopted); min_accesses is.
+note "SIGKILL again; restart with [promote] used_goal = 85%, min_accesses = 2"
 watch_start
 start_daemon c-replace /tmp/goal85.conf
 wait_log "replacing them" 9000
