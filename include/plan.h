@@ -100,6 +100,9 @@ int plan_build(const struct topology *t, const struct tier_map *m,
 	       struct plan *ret, char *err, size_t errlen);
 
 /* FNV-1a over the parameters that the kernel sees (not current_value). */
+/* The calibration of fast node nid in p, or NULL if p has none. */
+const struct plan_calibration *plan_calibration_of(const struct plan *p, int nid);
+
 uint64_t plan_hash(const struct plan *p);
 
 /* True if a and b differ in anything a commit would change. */

@@ -281,12 +281,21 @@ static void fill_scheme(const struct damon_features *f, const struct config *c,
 	}
 }
 
+const struct plan_calibration *plan_calibration_of(const struct plan *p, int nid)
+{
+	for (unsigned i = 0; i < p->nr_calib; i++)
+		if (p->calib[i].nid == nid)
+			return &p->calib[i];
+	return NULL;
+}
+
 static struct plan_calibration *calib_for(struct plan *p, const struct numa_node *fast,
 					  const struct window *w, const struct config *c)
 {
-	for (unsigned i = 0; i < p->nr_calib; i++)
-		if (p->calib[i].nid == fast->nid)
-			return &p->calib[i];
+	const struct plan_calibration *have = plan_calibration_of(p, fast->nid);
+
+	if (have)
+		return &p->calib[have - p->calib];
 	plan_calibrate(fast, w->bytes, w->reset_ms * 1000, c, &p->calib[p->nr_calib]);
 	return &p->calib[p->nr_calib++];
 }

@@ -674,14 +674,6 @@ static void adopt(struct reconciler *r, uint64_t now)
 	r->state = RC_RUNNING;
 }
 
-static const struct plan_calibration *calib_of(const struct plan *p, int nid)
-{
-	for (unsigned i = 0; i < p->nr_calib; i++)
-		if (p->calib[i].nid == nid)
-			return &p->calib[i];
-	return NULL;
-}
-
 /* Pair each demote kdamond with the promote kdamond of the same two nodes. */
 static void snapshot_boundaries(struct reconciler *r, struct status_snapshot *s, const double *rate,
 				const bool *have)
@@ -724,7 +716,7 @@ static void snapshot_boundaries(struct reconciler *r, struct status_snapshot *s,
 			d->pid = r->rec.pids[j];
 			/* The effective goals, also when the daemon's controller
 			 * uses them instead of kernel goals. */
-			const struct plan_calibration *cal = calib_of(p, b->fast_nid);
+			const struct plan_calibration *cal = plan_calibration_of(p, b->fast_nid);
 
 			d->goal_bp = cal ? (k == 0 ? cal->eff_used_bp : cal->eff_free_bp)
 					 : (unsigned)p->kd[j].scheme.goal.target_value;
@@ -856,7 +848,7 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 		struct plan_kdamond *kd = &r->plan->kd[i];
 		bool promote = kd->role == ROLE_PROMOTE;
 		int fast_nid = promote ? kd->to_nid : kd->from_nid;
-		const struct plan_calibration *cal = calib_of(r->plan, fast_nid);
+		const struct plan_calibration *cal = plan_calibration_of(r->plan, fast_nid);
 		const struct numa_node *n = topology_node(r->topo, fast_nid);
 		uint64_t old = kd->scheme.quota_bytes, next;
 		struct qctl_quota q;

@@ -331,6 +331,7 @@ static void test_bad_values(void **state)
 	expect_error("[promote]\nyoung_filter = maybe\n", 2, "[promote] young_filter: not a boolean", "yes or no", NULL);
 	expect_error("[daemon]\ndamon_stat = stop\n", 2, "[daemon] damon_stat: unknown value", "pause or keep", NULL);
 	expect_error("[daemon]\nnuma_balancing = off\n", 2, "leave or disable-tiering", NULL);
+	expect_error("[quota]\ntuner = auto\n", 2, "[quota] tuner: unknown value", "daemon or kernel", NULL);
 	expect_error("[daemon]\nstate_dir = run/x\n", 2, "[daemon] state_dir: not an absolute path", NULL);
 	expect_error("[daemon]\nstate_dir =\n", 2, "[daemon] state_dir: empty value", NULL);
 	expect_error("[daemon]\nprometheus_textfile = tierd.prom\n", 2,
