@@ -87,5 +87,10 @@ struct scheme_stats {
 int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, bool refresh,
 		     struct scheme_stats *ret);
 
+/* Read scheme 0's sz_tried and sz_applied as they are (no refresh command:
+ * for kdamonds whose refresh_ms keeps them current).  Both or neither. */
+int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
+		      uint64_t *ret_applied);
+
 /* Kdamond directory path "sys/kernel/mm/damon/admin/kdamonds/<idx>". */
 int damon_kdamond_dir(unsigned idx, char *buf, size_t size);

@@ -55,7 +55,38 @@ void qctl_levels(uint64_t mem_total, unsigned used_bp, unsigned free_bp, uint64_
 void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_us,
 		  struct qctl_quota *ret);
 
-/* True if a running quota `cur` should be replaced by `next`: a start or a
- * stop, or a change of more than a quarter (commits are not free, and the
- * free memory moves by a few pages all the time). */
-bool qctl_should_commit(uint64_t cur, uint64_t next);
+/* True if a running quota `cur`, committed `ticks` ticks ago, should be
+ * replaced by `next`: a start or a stop, or a change of more than a quarter
+ * (the free memory moves by a few pages all the time) that is either at
+ * least a factor of two or QCTL_SETTLE_TICKS after the last commit.  A commit
+ * is the daemon's largest cost: the kernel rebuilds the whole context from
+ * sysfs (about 10 ms of system time under TCG). */
+#define QCTL_SETTLE_TICKS 3u
+bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks);
+
+/*
+ * The kernel charges a scheme's quota for every byte it tries, migrated or
+ * not (core.c:damos_charge_quota), and picks the coldest regions first.  On a
+ * full fast node those are free pages and kernel memory (not on the LRU, so
+ * never migrated), and the young filter rejects pages used since the last
+ * check: a demotion quota of exactly the deficit moved 1.4% of what it was
+ * charged on the benchmark's grow workload (3.7 GiB tried, 53 MiB demoted),
+ * so the node never got below its floor and promotion never ran.
+ *
+ * The gain is what the kernel tries per byte it moves, measured over the
+ * last tick, in 1/QCTL_GAIN_ONE units, halfway smoothed, between 1 and max:
+ * the quota asks for gain times the bytes wanted.
+ */
+#define QCTL_GAIN_ONE 16u
+#define QCTL_DEMOTE_GAIN_MAX 32u
+/* Promotion wastes less (its coldest-first problem does not exist; the young
+ * filter and pages already moved are its losses), and a promotion quota
+ * that overshoots pushes the fast node into its watermarks: at most 4x. */
+#define QCTL_PROMOTE_GAIN_MAX 4u
+
+/* The next gain after a tick in which the scheme tried `tried` and applied
+ * `applied` bytes.  Too little tried to tell (less than a page) keeps it. */
+unsigned qctl_gain_update(unsigned gain, uint64_t tried, uint64_t applied, unsigned max);
+
+/* bytes (per window) times gain, within the cap; a stop stays a stop. */
+uint64_t qctl_gain_apply(uint64_t bytes, unsigned gain, uint64_t cap);

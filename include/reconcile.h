@@ -91,6 +91,11 @@ struct reconciler {
 	 * the kdamond's quotas/bytes (adopted kdamonds carry the last run's) */
 	bool ctl_synced[PLAN_MAX_KDAMONDS];
 	uint64_t ctl_commits;
+	/* its yield gain (quota_ctl.h) and the charge counters it was
+	 * measured from; tried = UINT64_MAX: not read yet */
+	unsigned ctl_gain[PLAN_MAX_KDAMONDS];
+	unsigned ctl_ticks[PLAN_MAX_KDAMONDS]; /* since its last commit */
+	uint64_t ctl_tried[PLAN_MAX_KDAMONDS], ctl_applied[PLAN_MAX_KDAMONDS];
 };
 
 /* Set up with defaults; cfg is copied.  Returns 0 or -ENOMEM. */

@@ -479,6 +479,30 @@ static int read_u64_at(struct damon_io *io, const char *dir, const char *rel, ui
 	return io_read_u64(io->root, path, ret);
 }
 
+int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
+		      uint64_t *ret_applied)
+{
+	static const char *const rel[2] = { "contexts/0/schemes/0/stats/sz_tried",
+					     "contexts/0/schemes/0/stats/sz_applied" };
+	uint64_t v[2];
+	char dir[128];
+	int r;
+
+	r = damon_kdamond_dir(idx, dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < 2; i++) {
+		r = read_u64_at(io, dir, rel[i], &v[i]);
+		if (r < 0) {
+			snprintf(io->failed_path, sizeof(io->failed_path), "/%s/%s", dir, rel[i]);
+			return r;
+		}
+	}
+	*ret_tried = v[0];
+	*ret_applied = v[1];
+	return 0;
+}
+
 int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, bool refresh,
 		     struct scheme_stats *ret)
 {

@@ -44,11 +44,49 @@ void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_
 	ret->promote = per_window(room, windows, l->cap);
 }
 
-bool qctl_should_commit(uint64_t cur, uint64_t next)
+bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks)
 {
 	if (cur == next)
 		return false;
 	if (cur <= QCTL_STOP_BYTES || next <= QCTL_STOP_BYTES)
 		return true;
-	return next > cur + cur / 4 || next < cur - cur / 4;
+	if (next >= cur * 2 || next <= cur / 2)
+		return true;
+	if (next <= cur + cur / 4 && next >= cur - cur / 4)
+		return false;
+	return ticks >= QCTL_SETTLE_TICKS;
+}
+
+unsigned qctl_gain_update(unsigned gain, uint64_t tried, uint64_t applied, unsigned max)
+{
+	uint64_t measured;
+
+	if (max < 1)
+		max = 1;
+	if (gain < QCTL_GAIN_ONE)
+		gain = QCTL_GAIN_ONE;
+	if (tried < QCTL_MIN_BYTES)
+		return gain > max * QCTL_GAIN_ONE ? max * QCTL_GAIN_ONE : gain;
+	if (applied == 0 || tried / applied >= max)
+		measured = (uint64_t)max * QCTL_GAIN_ONE;
+	else
+		measured = tried * QCTL_GAIN_ONE / applied;
+	if (measured < QCTL_GAIN_ONE)
+		measured = QCTL_GAIN_ONE;
+	/* Half of the old value: one odd tick (a refresh landing late, a burst
+	 * of free pages) does not swing the quota by 32 times. */
+	gain = (unsigned)((gain + measured + (measured > gain)) / 2); /* rounded toward measured */
+	return gain > max * QCTL_GAIN_ONE ? max * QCTL_GAIN_ONE : gain;
+}
+
+uint64_t qctl_gain_apply(uint64_t bytes, unsigned gain, uint64_t cap)
+{
+	uint64_t q;
+
+	if (bytes <= QCTL_STOP_BYTES)
+		return bytes;
+	q = bytes / QCTL_GAIN_ONE * gain + bytes % QCTL_GAIN_ONE * gain / QCTL_GAIN_ONE;
+	if (q > cap)
+		q = cap;
+	return q < bytes ? bytes : q;
 }

@@ -549,6 +549,12 @@ static void describe(const struct plan_kdamond *kd, char *buf, size_t size)
 		 s->goal.target_value / 100.0, s->goal.nid, s->quota_bytes >> 20, s->quota_reset_ms);
 }
 
+static void ctl_reset_gain(struct reconciler *r, unsigned i)
+{
+	r->ctl_gain[i] = QCTL_GAIN_ONE;
+	r->ctl_tried[i] = UINT64_MAX;
+}
+
 static int start_one(struct reconciler *r, unsigned i, bool log_start)
 {
 	unsigned idx = r->rec.first + i;
@@ -572,6 +578,7 @@ static int start_one(struct reconciler *r, unsigned i, bool log_start)
 	r->samples[i].valid = false;
 	r->line_samples[i].valid = false;
 	r->ctl_synced[i] = true;
+	ctl_reset_gain(r, i);
 	describe(kd, desc, sizeof(desc));
 	snprintf(f1, sizeof(f1), "DAMON_TIERD_KDAMOND=%u", idx);
 	snprintf(f2, sizeof(f2), "DAMON_TIERD_ROLE=%s", plan_role_name(kd->role));
@@ -660,6 +667,7 @@ static void adopt(struct reconciler *r, uint64_t now)
 	for (unsigned i = 0; i < r->plan->nr_kdamonds; i++) {
 		r->samples[i].valid = r->line_samples[i].valid = false;
 		r->ctl_synced[i] = false;
+		ctl_reset_gain(r, i);
 		}
 	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
@@ -826,6 +834,26 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 	}
 }
 
+/* Update kdamond i's yield gain from its charge counters (kept current by
+ * refresh_ms) and return it.  A read error or counters that went back (a
+ * restart) only restart the measurement. */
+static unsigned ctl_measure_gain(struct reconciler *r, unsigned i)
+{
+	unsigned max = r->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX : QCTL_DEMOTE_GAIN_MAX;
+	uint64_t tried, applied;
+
+	if (damon_read_charge(&r->io, r->rec.first + i, &tried, &applied) < 0) {
+		r->ctl_tried[i] = UINT64_MAX;
+		return r->ctl_gain[i];
+	}
+	if (r->ctl_tried[i] != UINT64_MAX && tried >= r->ctl_tried[i] && applied >= r->ctl_applied[i])
+		r->ctl_gain[i] = qctl_gain_update(r->ctl_gain[i], tried - r->ctl_tried[i],
+						  applied - r->ctl_applied[i], max);
+	r->ctl_tried[i] = tried;
+	r->ctl_applied[i] = applied;
+	return r->ctl_gain[i];
+}
+
 uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 {
 	bool any = false, retry = false;
@@ -857,7 +885,11 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 			continue;
 		qctl_compute(&cal->levels, n->mem_free, QCTL_TICK_US, &q);
 		next = promote ? q.promote : q.demote;
-		if (r->ctl_synced[i] && !qctl_should_commit(old, next))
+		if (r->feat.refresh_ms && kd->refresh_ms > 0)
+			next = qctl_gain_apply(next, ctl_measure_gain(r, i), cal->levels.cap);
+		if (r->ctl_ticks[i] < UINT32_MAX)
+			r->ctl_ticks[i]++;
+		if (r->ctl_synced[i] && !qctl_should_commit(old, next, r->ctl_ticks[i]))
 			continue;
 		kd->scheme.quota_bytes = next;
 		ret = damon_set_quota(&r->io, r->rec.first + i, kd);
@@ -874,6 +906,7 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 			continue;
 		}
 		r->ctl_synced[i] = true;
+		r->ctl_ticks[i] = 0;
 		r->ctl_commits++;
 		log_debug("quota controller: kdamond %u (%s) %" PRIu64 " -> %" PRIu64 " bytes per window "
 			  "(node%d free %" PRIu64 " MiB)", r->rec.first + i, plan_role_name(kd->role), old, next,
@@ -1184,6 +1217,8 @@ static void teardown(struct reconciler *r, uint64_t now)
 {
 	status_stopping();
 	release(r);
+	if (r->ctl_commits)
+		log_info("quota controller: %" PRIu64 " quota commits in this run", r->ctl_commits);
 	log_info("stopped; no kdamond of ours is running");
 	r->state = RC_DONE;
 	/* The last status says so, also to Prometheus (damon_tierd_running 0). */

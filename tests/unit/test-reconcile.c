@@ -473,6 +473,67 @@ static void test_quota_controller(void **state)
 	env_free(e);
 }
 
+/*
+ * The demotion quota follows the kernel's yield: with refresh_ms keeping the
+ * charge counters current, a tick in which the scheme moved 1% of what it was
+ * charged scales the next quota up (within the cap), promotion's by at most 4;
+ * counters that went back (a restart) only restart the measurement.
+ */
+static void test_quota_controller_yield(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct fake_scheme_stats st = {};
+	const struct qctl_levels *l;
+	uint64_t want, band;
+	unsigned gain;
+
+	(void)state;
+	run(e, 1);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	l = &e->rc.plan->calib[0].levels;
+	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
+	set_node_free_kb(e, 0, free_kb);
+	want = (l->target - ((uint64_t)free_kb << 10) + 9) / 10;
+	band = (l->target - l->floor + 9) / 10;
+	/* First tick: nothing measured yet, the quota is the deficit. */
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(quota_of(e, 0), want);
+
+	/* 100 MiB tried, 1 MiB demoted in the last tick. */
+	st.sz_tried = 100ull << 20;
+	st.sz_applied = 1ull << 20;
+	fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
+	fake_damon_set_scheme_stats(e->fd, 1, 0, &st);
+	reconcile_control(&e->rc, e->now);
+	gain = qctl_gain_update(QCTL_GAIN_ONE, 100ull << 20, 1ull << 20, QCTL_DEMOTE_GAIN_MAX);
+	assert_true(gain > QCTL_GAIN_ONE);
+	assert_int_equal(quota_of(e, 0), qctl_gain_apply(want, gain, l->cap));
+	assert_true(quota_of(e, 0) > want);
+	/* Promotion too, but only up to QCTL_PROMOTE_GAIN_MAX. */
+	assert_int_equal(quota_of(e, 1),
+			 qctl_gain_apply(band, qctl_gain_update(QCTL_GAIN_ONE, 100ull << 20, 1ull << 20,
+								QCTL_PROMOTE_GAIN_MAX), l->cap));
+
+	/* Everything tried is moved now: the gain comes back down. */
+	for (int i = 0; i < 12; i++) {
+		st.sz_tried += 10ull << 20;
+		st.sz_applied += 10ull << 20;
+		fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
+		reconcile_control(&e->rc, e->now);
+	}
+	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	/* (within the commit hysteresis of the unscaled quota) */
+	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
+
+	/* Counters back at zero (a restarted kdamond): no measurement, no jump. */
+	st = (struct fake_scheme_stats){};
+	fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
+	reconcile_control(&e->rc, e->now);
+	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
+	env_free(e);
+}
+
 static void test_reload_rejected_by_kernel(void **state)
 {
 	struct env *e = env_new_kernel(FAKE_KERNEL_6_17);
@@ -718,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_prometheus_textfile),
 		cmocka_unit_test(test_reload_rejected_by_kernel),
 		cmocka_unit_test(test_quota_controller),
+		cmocka_unit_test(test_quota_controller_yield),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),
