@@ -479,27 +479,48 @@ static int read_u64_at(struct damon_io *io, const char *dir, const char *rel, ui
 	return io_read_u64(io->root, path, ret);
 }
 
-int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
-		      uint64_t *ret_applied)
+struct u64_file {
+	const char *rel; /* under the kdamond's directory */
+	uint64_t *v;
+	bool need;
+};
+
+/* Read every needed file of t[] under kdamond idx; on failure name the file
+ * in io->failed_path.  The values are written as they are read. */
+static int read_u64_files(struct damon_io *io, unsigned idx, const struct u64_file *t, size_t n)
 {
-	static const char *const rel[2] = { "contexts/0/schemes/0/stats/sz_tried",
-					     "contexts/0/schemes/0/stats/sz_applied" };
-	uint64_t v[2];
 	char dir[128];
 	int r;
 
 	r = damon_kdamond_dir(idx, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	for (unsigned i = 0; i < 2; i++) {
-		r = read_u64_at(io, dir, rel[i], &v[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].need)
+			continue;
+		r = read_u64_at(io, dir, t[i].rel, t[i].v);
 		if (r < 0) {
-			snprintf(io->failed_path, sizeof(io->failed_path), "/%s/%s", dir, rel[i]);
+			snprintf(io->failed_path, sizeof(io->failed_path), "/%s/%s", dir, t[i].rel);
 			return r;
 		}
 	}
-	*ret_tried = v[0];
-	*ret_applied = v[1];
+	return 0;
+}
+
+int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
+		      uint64_t *ret_applied)
+{
+	uint64_t tried, applied;
+	const struct u64_file t[] = {
+		{ "contexts/0/schemes/0/stats/sz_tried", &tried, true },
+		{ "contexts/0/schemes/0/stats/sz_applied", &applied, true },
+	};
+	int r = read_u64_files(io, idx, t, sizeof(t) / sizeof(t[0]));
+
+	if (r < 0)
+		return r;
+	*ret_tried = tried;
+	*ret_applied = applied;
 	return 0;
 }
 
@@ -507,12 +528,8 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 		     struct scheme_stats *ret)
 {
 	struct scheme_stats st = {};
-	char dir[128];
 	int r;
 
-	r = damon_kdamond_dir(idx, dir, sizeof(dir));
-	if (r < 0)
-		return r;
 	if (refresh) {
 		r = damon_state_cmd(io, idx, "update_schemes_stats");
 		if (r < 0)
@@ -528,7 +545,7 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 				return r;
 		}
 	}
-	const struct { const char *rel; uint64_t *v; bool need; } t[] = {
+	const struct u64_file t[] = {
 		{ "contexts/0/schemes/0/stats/nr_tried", &st.nr_tried, true },
 		{ "contexts/0/schemes/0/stats/sz_tried", &st.sz_tried, true },
 		{ "contexts/0/schemes/0/stats/nr_applied", &st.nr_applied, true },
@@ -539,15 +556,9 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 		{ "contexts/0/monitoring_attrs/intervals/sample_us", &st.sample_us, true },
 		{ "contexts/0/monitoring_attrs/intervals/aggr_us", &st.aggr_us, true },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (!t[i].need)
-			continue;
-		r = read_u64_at(io, dir, t[i].rel, t[i].v);
-		if (r < 0) {
-			snprintf(io->failed_path, sizeof(io->failed_path), "/%s/%s", dir, t[i].rel);
-			return r;
-		}
-	}
+	r = read_u64_files(io, idx, t, sizeof(t) / sizeof(t[0]));
+	if (r < 0)
+		return r;
 	*ret = st;
 	return 0;
 }

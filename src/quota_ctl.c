@@ -59,24 +59,20 @@ bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks)
 
 unsigned qctl_gain_update(unsigned gain, uint64_t tried, uint64_t applied, unsigned max)
 {
-	uint64_t measured;
+	const uint64_t top = (uint64_t)(max ? max : 1) * QCTL_GAIN_ONE;
+	uint64_t g = gain < QCTL_GAIN_ONE ? QCTL_GAIN_ONE : gain, measured;
 
-	if (max < 1)
-		max = 1;
-	if (gain < QCTL_GAIN_ONE)
-		gain = QCTL_GAIN_ONE;
-	if (tried < QCTL_MIN_BYTES)
-		return gain > max * QCTL_GAIN_ONE ? max * QCTL_GAIN_ONE : gain;
-	if (applied == 0 || tried / applied >= max)
-		measured = (uint64_t)max * QCTL_GAIN_ONE;
-	else
-		measured = tried * QCTL_GAIN_ONE / applied;
-	if (measured < QCTL_GAIN_ONE)
-		measured = QCTL_GAIN_ONE;
-	/* Half of the old value: one odd tick (a refresh landing late, a burst
-	 * of free pages) does not swing the quota by 32 times. */
-	gain = (unsigned)((gain + measured + (measured > gain)) / 2); /* rounded toward measured */
-	return gain > max * QCTL_GAIN_ONE ? max * QCTL_GAIN_ONE : gain;
+	if (tried >= QCTL_MIN_BYTES) {
+		measured = applied == 0 || tried / applied >= top / QCTL_GAIN_ONE
+				   ? top : tried * QCTL_GAIN_ONE / applied;
+		if (measured < QCTL_GAIN_ONE)
+			measured = QCTL_GAIN_ONE;
+		/* Halfway, rounded toward the measurement: one odd tick (a
+		 * refresh landing late, a burst of free pages) does not swing
+		 * the quota by 32 times. */
+		g = (g + measured + (measured > g)) / 2;
+	}
+	return (unsigned)(g > top ? top : g);
 }
 
 uint64_t qctl_gain_apply(uint64_t bytes, unsigned gain, uint64_t cap)
