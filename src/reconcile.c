@@ -837,13 +837,19 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 /* Update kdamond i's yield gain from its charge counters (kept current by
  * refresh_ms) and return it.  A read error or counters that went back (a
  * restart) only restart the measurement. */
-static unsigned ctl_measure_gain(struct reconciler *r, unsigned i)
+static unsigned ctl_measure_gain(struct reconciler *r, unsigned i, uint64_t now)
 {
 	unsigned max = r->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX : QCTL_DEMOTE_GAIN_MAX;
 	uint64_t tried, applied;
 
-	if (damon_read_charge(&r->io, r->rec.first + i, &tried, &applied) < 0) {
+	int ret = damon_read_charge(&r->io, r->rec.first + i, &tried, &applied);
+
+	if (ret < 0) {
 		r->ctl_tried[i] = UINT64_MAX;
+		r->errors++;
+		if (ratelimit_below(&control_rl, now))
+			log_warning_errno(ret, "quota controller: cannot read %s; kdamond %u's quota keeps "
+					  "its last yield gain", r->io.failed_path, r->rec.first + i);
 		return r->ctl_gain[i];
 	}
 	if (r->ctl_tried[i] != UINT64_MAX && tried >= r->ctl_tried[i] && applied >= r->ctl_applied[i])
@@ -886,7 +892,7 @@ uint64_t reconcile_control(struct reconciler *r, uint64_t now)
 		qctl_compute(&cal->levels, n->mem_free, QCTL_TICK_US, &q);
 		next = promote ? q.promote : q.demote;
 		if (r->feat.refresh_ms && kd->refresh_ms > 0)
-			next = qctl_gain_apply(next, ctl_measure_gain(r, i), cal->levels.cap);
+			next = qctl_gain_apply(next, ctl_measure_gain(r, i, now), cal->levels.cap);
 		if (r->ctl_ticks[i] < UINT32_MAX)
 			r->ctl_ticks[i]++;
 		if (r->ctl_synced[i] && !qctl_should_commit(old, next, r->ctl_ticks[i]))

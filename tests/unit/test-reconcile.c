@@ -531,6 +531,20 @@ static void test_quota_controller_yield(void **state)
 	reconcile_control(&e->rc, e->now);
 	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
 	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
+
+	/* A stats file that cannot be read (gone: ENOENT): an error counted,
+	 * one warning naming the file, the gain kept, the tick goes on. */
+	uint64_t errors = e->rc.errors;
+	tu_log_capture_start();
+	fake_damon_fail(e->fd, "kdamonds/0/contexts/0/schemes/0/stats/sz_applied", true, ENOENT, 1);
+	assert_int_equal(reconcile_control(&e->rc, e->now + UINT64_C(3600000000)), QCTL_TICK_US);
+	if (!tu_log_contains("quota controller: cannot read /sys/kernel/mm/damon/admin/kdamonds/0/"
+			     "contexts/0/schemes/0/stats/sz_applied"))
+		fail_msg("log: %s", tu_log_text());
+	tu_log_capture_stop();
+	assert_int_equal(e->rc.errors, errors + 1);
+	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
 	env_free(e);
 }
 
