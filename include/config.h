@@ -47,6 +47,7 @@ struct goal_setting {
 enum config_key {
 	CONFIG_KEY_DAEMON_INTERVAL,
 	CONFIG_KEY_DAEMON_STATUS_INTERVAL,
+	CONFIG_KEY_DAEMON_VERIFY_INTERVAL,
 	CONFIG_KEY_DAEMON_DAMON_STAT,
 	CONFIG_KEY_DAEMON_NUMA_BALANCING,
 	CONFIG_KEY_DAEMON_STATE_DIR,
@@ -88,6 +89,7 @@ struct config {
 	/* [daemon] */
 	uint64_t interval_us;          /* reconcile period */
 	uint64_t status_interval_us;
+	uint64_t verify_interval_us;     /* full read-back of our kdamonds' files */
 	enum damon_stat_policy damon_stat;
 	enum numa_balancing_policy numa_balancing;
 	char state_dir[CONFIG_PATH_MAX];

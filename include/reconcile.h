@@ -83,6 +83,7 @@ struct reconciler {
 	char blocked_reason[512];
 	int exit_code;
 	uint64_t next_status_usec;
+	uint64_t next_verify_usec;  /* next full read-back (daemon.verify_interval) */
 	struct status_sample samples[PLAN_MAX_KDAMONDS];      /* previous period */
 	struct status_sample line_samples[PLAN_MAX_KDAMONDS]; /* previous status line */
 	struct scheme_stats stats[PLAN_MAX_KDAMONDS];

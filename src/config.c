@@ -71,6 +71,8 @@ static const struct config_key_info key_info[_CONFIG_KEY_MAX] = {
 		"How often the topology is re-read and the kdamonds reconciled with the plan." },
 	[CONFIG_KEY_DAEMON_STATUS_INTERVAL] = { "daemon", "status_interval", "60s",
 		"How often a status line is logged; at least daemon.interval." },
+	[CONFIG_KEY_DAEMON_VERIFY_INTERVAL] = { "daemon", "verify_interval", "30s",
+		"How often every planned file of our kdamonds is read back to find changes made behind our back; at least daemon.interval." },
 	[CONFIG_KEY_DAEMON_DAMON_STAT] = { "daemon", "damon_stat", "pause",
 		"pause: switch DAMON_STAT off while running (its exclusive kdamond blocks ours) and back on at exit; keep: leave it alone." },
 	[CONFIG_KEY_DAEMON_NUMA_BALANCING] = { "daemon", "numa_balancing", "leave",
@@ -132,6 +134,7 @@ static const struct config_key_info key_info[_CONFIG_KEY_MAX] = {
 static const struct key_def key_defs[_CONFIG_KEY_MAX] = {
 	[CONFIG_KEY_DAEMON_INTERVAL] = { K_DURATION, OFF(interval_us), 100 * MSEC, HOUR, 0, NULL },
 	[CONFIG_KEY_DAEMON_STATUS_INTERVAL] = { K_DURATION, OFF(status_interval_us), 100 * MSEC, 24 * HOUR, 0, NULL },
+	[CONFIG_KEY_DAEMON_VERIFY_INTERVAL] = { K_DURATION, OFF(verify_interval_us), 100 * MSEC, 24 * HOUR, 0, NULL },
 	[CONFIG_KEY_DAEMON_DAMON_STAT] = { K_ENUM, OFF(damon_stat), 0, 0, 0, damon_stat_names },
 	[CONFIG_KEY_DAEMON_NUMA_BALANCING] = { K_ENUM, OFF(numa_balancing), 0, 0, 0, numa_balancing_names },
 	[CONFIG_KEY_DAEMON_STATE_DIR] = { K_PATH, OFF(state_dir), 1, 0, 0, NULL, NULL },
@@ -960,6 +963,9 @@ static int validate_impl(const struct config *c, const struct merge *m, struct c
 	if (c->status_interval_us < c->interval_us)
 		return cross_error(c, m, err, CONFIG_KEY_DAEMON_STATUS_INTERVAL, "at least",
 				   CONFIG_KEY_DAEMON_INTERVAL, "status is reported once per reconcile round at most");
+	if (c->verify_interval_us < c->interval_us)
+		return cross_error(c, m, err, CONFIG_KEY_DAEMON_VERIFY_INTERVAL, "at least",
+				   CONFIG_KEY_DAEMON_INTERVAL, "the files are read back in a reconcile round");
 	if (c->sample_us > c->aggr_us)
 		return cross_error(c, m, err, CONFIG_KEY_MONITORING_SAMPLE_INTERVAL, "at most",
 				   CONFIG_KEY_MONITORING_AGGR_INTERVAL, "an aggregation is made of samples");

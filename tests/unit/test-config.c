@@ -182,6 +182,7 @@ static const char every_key[] =
 	"[daemon]\n"
 	"interval = 5s\n"
 	"status_interval = 10min\n"
+	"verify_interval = 2min\n"
 	"damon_stat = keep\n"
 	"numa_balancing = disable-tiering\n"
 	"state_dir = /var/lib/tierd\n"
@@ -219,6 +220,7 @@ static void check_every_key(const struct config *c)
 {
 	assert_int_equal(c->interval_us, 5 * S);
 	assert_int_equal(c->status_interval_us, 600 * S);
+	assert_int_equal(c->verify_interval_us, 120 * S);
 	assert_int_equal(c->damon_stat, DAMON_STAT_KEEP);
 	assert_int_equal(c->numa_balancing, NUMAB_DISABLE_TIERING);
 	assert_string_equal(c->state_dir, "/var/lib/tierd");
@@ -408,6 +410,8 @@ static void test_cross_keys(void **state)
 	expect_error("[monitoring]\nmin_nr_regions = 2000\n", 2,
 		     "[monitoring] min_nr_regions = 2000 (line 2) must be at most "
 		     "[monitoring] max_nr_regions = 1000 (default)", NULL);
+	expect_error("[daemon]\nverify_interval = 2s\n", 2,
+		     "[daemon] verify_interval = 2s (line 2) must be at least [daemon] interval = 5s (default)", NULL);
 	expect_error("[daemon]\nstatus_interval = 1s\n", 2,
 		     "[daemon] status_interval = 1s (line 2) must be at least [daemon] interval = 5s (default)", NULL);
 	expect_error("[quota]\ntime_limit = 2s\n", 2,

@@ -153,9 +153,17 @@ static void test_drift_is_recommitted(void **state)
 
 	run(e, 1);
 	unsigned commits = fake_damon_count(e->fd, "commit");
+	uint64_t verify_at = e->rc.next_verify_usec;
+
 	tu_write(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value", "1");
 	tu_log_capture_start();
-	run(e, 2);
+	/* Liveness every period, the full read-back every verify_interval. */
+	assert_true(verify_at >= e->now + e->rc.cfg.verify_interval_us - e->rc.cfg.interval_us);
+	while (e->now + e->rc.cfg.interval_us < verify_at)
+		run(e, 1);
+	assert_false(tu_log_contains("parameters drifted"));
+	while (e->now <= verify_at + e->rc.cfg.interval_us)
+		run(e, 1);
 	assert_true(tu_log_contains("kdamond 0 parameters drifted"));
 	assert_true(tu_log_contains("quotas/goals/0/target_value is \"1\""));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);

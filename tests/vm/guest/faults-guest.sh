@@ -20,7 +20,7 @@ set -u
 ADMIN=/sys/kernel/mm/damon/admin/kdamonds
 STAT=/sys/module/damon_stat/parameters
 STATE_DIR=/run/damon-tierd
-PERIOD_CS=200 # [daemon] interval = 2s, in centiseconds
+PERIOD_CS=200 # [daemon] interval = 2s (and verify_interval = 2s: the drift cases), in centiseconds
 fails=0
 dpid=""
 log=/dev/null
@@ -190,8 +190,8 @@ watch_stop() {
 echo "FAULTS kernel $(uname -r)"
 stat_boot=$(stat_enabled)
 note "boot: damon_stat enabled=$stat_boot, nr_kdamonds=$(nr_kdamonds)"
-printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/base.conf
-printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[promote]\nused_goal = 85%%\nmin_accesses = 2\n' \
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/base.conf
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_interval = 10s\n[promote]\nused_goal = 85%%\nmin_accesses = 2\n' \
 	$STATE_DIR >/tmp/goal85.conf
 
 start_daemon main /tmp/base.conf
@@ -377,7 +377,7 @@ echo "FAULTS === e) SIGHUP with parameters the kernel rejects"
 # kernel refuses a start value outside [min, max] (damon_set_attrs ->
 # damon_valid_intervals_goal: EINVAL), and the tuned value now running is
 # below the new minimum, so the daemon writes the 200ms start value.
-printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\nmin_sample_interval = 150ms\n' \
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\nmin_sample_interval = 150ms\n' \
 	$STATE_DIR >/tmp/kernel-rejects.conf
 /bin/damon-tierd --check-config --config /tmp/kernel-rejects.conf >/tmp/e.check 2>&1
 accepted=0
@@ -427,7 +427,7 @@ echo "FAULTS === e2) such a config at start-up"
 # Not a reload: the daemon cannot keep anything, so a start-up rejection is
 # an error exit.  A config the validation accepts should not get this far.
 # Only the start value above the capped maximum (100ms) this time.
-printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\n' \
+printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_interval = 10s\n[monitoring]\nsample_interval = 200ms\naggr_interval = 2s\n' \
 	$STATE_DIR >/tmp/kernel-rejects-start.conf
 accepted=0
 /bin/damon-tierd --check-config --config /tmp/kernel-rejects-start.conf 2>&1 | grep -qF "configuration is valid" && accepted=1
