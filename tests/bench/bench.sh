@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench.sh [--kernel GLOB] [--workloads LIST] [--configs LIST] [--duration SEC]
 #          [--interval SEC] [--out DIR] [--reuse] [--report-only]
-#          [--tierd-config FILE] [--timeout SEC] [--smoke]
+#          [--tierd-config FILE] [--tierd-hook FILE] [--timeout SEC] [--smoke]
 #
 # The tiering benchmark: every (configuration, workload) pair runs in a fresh
 # two-node TCG guest (tests/vm/run-vm.sh: node 0 with the CPUs, CPU-less
@@ -44,6 +44,10 @@
 #   --report-only       boot nothing: rebuild the results from DIR/logs
 #   --tierd-config FILE run damon-tierd with FILE instead (a measurement aid;
 #                       the default is the shipped defaults)
+#   --tierd-hook FILE   a busybox sh script run in the guest once damon-tierd's
+#                       kdamonds are on (a measurement aid for experiments that
+#                       the daemon cannot express yet, e.g.
+#                       tests/bench/experiments/promote-sweep.sh)
 #   --timeout SEC       per-VM timeout (default duration + 900)
 #   --smoke             CI mode: gups with none and tierd, 40 s; exits 0 when
 #                       both rows made it into the table (no performance
@@ -69,6 +73,7 @@ reuse=0
 report_only=0
 smoke=0
 tierd_config=""
+tierd_hook=""
 timeout_s=""
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
@@ -85,6 +90,7 @@ while [[ $# -gt 0 ]]; do
 	--reuse) reuse=1; shift ;;
 	--report-only) report_only=1; shift ;;
 	--tierd-config) tierd_config=${2:?}; shift 2 ;;
+	--tierd-hook) tierd_hook=${2:?}; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--smoke) smoke=1; workloads=gups; configs=none,tierd; duration=40; shift ;;
 	-h | --help) usage 0 ;;
@@ -137,8 +143,13 @@ if ((!report_only)); then
 	else
 		printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
 	fi
+	: >"$work/tierd-hook.sh"
+	if [[ -n $tierd_hook ]]; then
+		[[ -f $tierd_hook ]] || die "no such --tierd-hook script: $tierd_hook"
+		cp "$tierd_hook" "$work/tierd-hook.sh"
+	fi
 	files=("$load:/bin/tierload" "$here/guest/seed-mtier.sh:/bin/seed-mtier.sh"
-	       "$work/damon-tierd.conf:/etc/damon-tierd.conf")
+	       "$work/damon-tierd.conf:/etc/damon-tierd.conf" "$work/tierd-hook.sh:/bin/tierd-hook.sh")
 	if [[ -x $daemon ]]; then
 		files+=("$daemon:/bin/damon-tierd")
 		# What was measured, for the results page.

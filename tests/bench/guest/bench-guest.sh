@@ -125,6 +125,10 @@ tierd)
 		[ $i -gt 600 ] && { sed 's/^/DAEMON: /' /tmp/daemon.log; die "kdamonds not on after 60 s"; }
 		sleep 0.1
 	done
+	# bench.sh --tierd-hook: a measurement aid run once the kdamonds are on.
+	if [ -s /bin/tierd-hook.sh ]; then
+		sh /bin/tierd-hook.sh || die "the --tierd-hook script failed"
+	fi
 	;;
 esac
 echo "BENCH GUEST tiering set up: numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null) kdamonds=$(kdamond_pids)"
