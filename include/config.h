@@ -137,6 +137,11 @@ void config_init(struct config *c);
 /* True if the file set key k (see set_mask). */
 bool config_is_set(const struct config *c, enum config_key k);
 
+/* The effective daemon.verify_interval: the configured value, or
+ * daemon.interval when that is longer (only a pinned verify_interval below
+ * interval is a validation error). */
+uint64_t config_verify_interval_us(const struct config *c);
+
 /*
  * Parse the one file `path` (no drop-ins; the daemon uses
  * config_load_sources()) into *ret (which the function initialises with

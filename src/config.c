@@ -963,7 +963,10 @@ static int validate_impl(const struct config *c, const struct merge *m, struct c
 	if (c->status_interval_us < c->interval_us)
 		return cross_error(c, m, err, CONFIG_KEY_DAEMON_STATUS_INTERVAL, "at least",
 				   CONFIG_KEY_DAEMON_INTERVAL, "status is reported once per reconcile round at most");
-	if (c->verify_interval_us < c->interval_us)
+	/* Only a pinned value is an error: the default follows a longer
+	 * interval (config_verify_interval_us()), so "interval = 1h" alone
+	 * stays a valid config. */
+	if (config_is_set(c, CONFIG_KEY_DAEMON_VERIFY_INTERVAL) && c->verify_interval_us < c->interval_us)
 		return cross_error(c, m, err, CONFIG_KEY_DAEMON_VERIFY_INTERVAL, "at least",
 				   CONFIG_KEY_DAEMON_INTERVAL, "the files are read back in a reconcile round");
 	if (c->sample_us > c->aggr_us)
@@ -1253,6 +1256,11 @@ void config_init(struct config *c)
 		 * the unit test on its first run. */
 		if (parse_value((enum config_key)k, key_info[k].default_text, c, what, sizeof(what)) < 0)
 			abort();
+}
+
+uint64_t config_verify_interval_us(const struct config *c)
+{
+	return c->verify_interval_us > c->interval_us ? c->verify_interval_us : c->interval_us;
 }
 
 bool config_is_set(const struct config *c, enum config_key k)

@@ -634,7 +634,7 @@ static void apply(struct reconciler *r, uint64_t now)
 	save_record(r);
 	r->attempts = 0;
 	r->next_status_usec = now + r->cfg.status_interval_us;
-	r->next_verify_usec = now + r->cfg.verify_interval_us;
+	r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
 	if (r->dry_run || r->once) {
 		finish(r, EXIT_OK);
 		return;
@@ -674,7 +674,7 @@ static void adopt(struct reconciler *r, uint64_t now)
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
 	r->attempts = 0;
 	r->next_status_usec = now + r->cfg.status_interval_us;
-	r->next_verify_usec = now + r->cfg.verify_interval_us;
+	r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
 	if (r->once) {
 		finish(r, EXIT_OK);
 		return;
@@ -980,7 +980,7 @@ static void observe(struct reconciler *r, uint64_t now)
 		}
 	}
 	if (verify)
-		r->next_verify_usec = now + r->cfg.verify_interval_us;
+		r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
 	if (need_repair)
 		r->state = RC_REPAIR;
 	publish(r, now, true);

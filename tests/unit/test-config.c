@@ -412,6 +412,17 @@ static void test_cross_keys(void **state)
 		     "[monitoring] max_nr_regions = 1000 (default)", NULL);
 	expect_error("[daemon]\nverify_interval = 2s\n", 2,
 		     "[daemon] verify_interval = 2s (line 2) must be at least [daemon] interval = 5s (default)", NULL);
+	{
+		/* The default verify_interval follows a longer interval
+		 * instead of making "interval = 1h" invalid. */
+		struct config c;
+		struct config_error err;
+
+		assert_int_equal(load("[daemon]\ninterval = 1h\nstatus_interval = 1h\n", &c, &err), 0);
+		assert_int_equal(config_verify_interval_us(&c), 3600 * S);
+		assert_int_equal(load("[daemon]\nverify_interval = 2min\n", &c, &err), 0);
+		assert_int_equal(config_verify_interval_us(&c), 120 * S);
+	}
 	expect_error("[daemon]\nstatus_interval = 1s\n", 2,
 		     "[daemon] status_interval = 1s (line 2) must be at least [daemon] interval = 5s (default)", NULL);
 	expect_error("[quota]\ntime_limit = 2s\n", 2,
