@@ -415,9 +415,6 @@ static void test_cross_keys(void **state)
 	{
 		/* The default verify_interval follows a longer interval
 		 * instead of making "interval = 1h" invalid. */
-		struct config c;
-		struct config_error err;
-
 		assert_int_equal(load("[daemon]\ninterval = 1h\nstatus_interval = 1h\n", &c, &err), 0);
 		assert_int_equal(config_verify_interval_us(&c), 3600 * S);
 		assert_int_equal(load("[daemon]\nverify_interval = 2min\n", &c, &err), 0);
