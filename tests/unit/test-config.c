@@ -317,6 +317,9 @@ static void test_bad_values(void **state)
 	expect_error("[daemon]\ninterval = 2\n", 2, "[daemon] interval: missing unit", "got \"2\"", NULL);
 	expect_error("[daemon]\n\ninterval = 10ms\n", 3, "[daemon] interval: out of range", "100ms..1h", NULL);
 	expect_error("[daemon]\nrefresh_interval = 1500us\n", 2, "not a whole number of milliseconds", NULL);
+	expect_error("[daemon]\nverify_interval = often\n", 2, "[daemon] verify_interval: not a duration", "got \"often\"", NULL);
+	expect_error("[daemon]\nverify_interval = 2d\n", 2, "[daemon] verify_interval:", "100ms..24h", NULL);
+	expect_error("[daemon]\nverify_interval = 50ms\n", 2, "[daemon] verify_interval: out of range", "100ms..24h", NULL);
 	expect_error("[quota]\nsize = 200MB\n", 2, "[quota] size: not a size", "got \"200MB\"", "MiB", NULL);
 	expect_error("[quota]\nsize = 0\n", 2, "[quota] size: out of range", "4KiB..1TiB", NULL);
 	expect_error("[quota]\nsize = 2TiB\n", 2, "[quota] size: out of range", NULL);
