@@ -604,6 +604,14 @@ static int save_record(struct reconciler *r)
 	return ret;
 }
 
+/* A freshly applied or adopted plan: the next status line and the next full
+ * read-back are one interval away. */
+static void arm_clocks(struct reconciler *r, uint64_t now)
+{
+	r->next_status_usec = now + r->cfg.status_interval_us;
+	r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
+}
+
 static void apply(struct reconciler *r, uint64_t now)
 {
 	int ret;
@@ -633,8 +641,7 @@ static void apply(struct reconciler *r, uint64_t now)
 	}
 	save_record(r);
 	r->attempts = 0;
-	r->next_status_usec = now + r->cfg.status_interval_us;
-	r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
+	arm_clocks(r, now);
 	if (r->dry_run || r->once) {
 		finish(r, EXIT_OK);
 		return;
@@ -673,8 +680,7 @@ static void adopt(struct reconciler *r, uint64_t now)
 	log_info("adopted %u running kdamonds from a previous run (pids %" PRId64 "%s); plan unchanged",
 		 r->rec.count, r->rec.pids[0], r->rec.count > 1 ? ", ..." : "");
 	r->attempts = 0;
-	r->next_status_usec = now + r->cfg.status_interval_us;
-	r->next_verify_usec = now + config_verify_interval_us(&r->cfg);
+	arm_clocks(r, now);
 	if (r->once) {
 		finish(r, EXIT_OK);
 		return;
