@@ -30,6 +30,23 @@
  * nothing (bytes = 0 would mean "no limit"). */
 #define QCTL_STOP_BYTES 1ull
 #define QCTL_MIN_BYTES 4096ull
+/*
+ * Every other quota is a multiple of this.  Before 7.x a window whose quota
+ * has less than one page (DAMON's smallest region) left is never "full"
+ * (core.c:damos_apply_scheme splits the next region to zero bytes and
+ * moves on), so the window never records where it stopped and the next
+ * one starts again at the node's first region.  With the controller's
+ * quotas (14.5 MiB = 15233408 bytes, not a page multiple) the demotion
+ * kdamond tried [0, 14.5 MiB) of node 0 -- the DMA zone and the kernel
+ * image -- every window, for ever, and counted ~9000 tried regions a
+ * second (tried_regions and stats on 6.17; the same scheme with a
+ * page-multiple quota walks the whole node).  64 KiB is a multiple of the
+ * 4 KiB and 64 KiB base pages.
+ */
+#define QCTL_ALIGN_BYTES 65536ull
+
+/* bytes rounded down to QCTL_ALIGN_BYTES, at least one QCTL_ALIGN_BYTES. */
+uint64_t qctl_align(uint64_t bytes);
 /* The controller's period: short against how fast a hot set must move (the
  * target is 90% within a minute), long against a commit's cost. */
 #define QCTL_TICK_US 1000000ull

@@ -146,8 +146,9 @@ static struct window calibrate_window(const struct numa_node *fast, const struct
 	 * reserved for it (plan_calibrate) then stays small too. */
 	if (!config_is_set(c, CONFIG_KEY_QUOTA_SIZE) && fast->mem_total / 32 < w.bytes)
 		w.bytes = fast->mem_total / 32;
-	if (w.bytes < 4096)
-		w.bytes = 4096;
+	/* A page multiple, or DAMON forgets where each window stopped
+	 * (quota_ctl.h, QCTL_ALIGN_BYTES). */
+	w.bytes = qctl_align(w.bytes);
 	return w;
 }
 

@@ -17,13 +17,18 @@ void qctl_levels(uint64_t mem_total, unsigned used_bp, unsigned free_bp, uint64_
 	*ret = l;
 }
 
+uint64_t qctl_align(uint64_t bytes)
+{
+	return bytes < QCTL_ALIGN_BYTES ? QCTL_ALIGN_BYTES : bytes - bytes % QCTL_ALIGN_BYTES;
+}
+
 static uint64_t per_window(uint64_t total, uint64_t windows, uint64_t cap)
 {
 	uint64_t q = (total + windows - 1) / windows;
 
 	if (q < QCTL_MIN_BYTES)
 		return QCTL_STOP_BYTES;
-	return q > cap ? cap : q;
+	return qctl_align(q > cap ? cap : q);
 }
 
 void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_us,
@@ -84,5 +89,5 @@ uint64_t qctl_gain_apply(uint64_t bytes, unsigned gain, uint64_t cap)
 	q = bytes / QCTL_GAIN_ONE * gain + bytes % QCTL_GAIN_ONE * gain / QCTL_GAIN_ONE;
 	if (q > cap)
 		q = cap;
-	return q < bytes ? bytes : q;
+	return qctl_align(q < bytes ? bytes : q);
 }

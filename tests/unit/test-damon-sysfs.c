@@ -21,6 +21,7 @@
 
 #define KD0 "sys/kernel/mm/damon/admin/kdamonds/0/"
 #define S0 KD0 "contexts/0/schemes/0/"
+#define KD1 "sys/kernel/mm/damon/admin/kdamonds/1/"
 
 struct env {
 	char *dir;
@@ -279,7 +280,8 @@ static void test_commit_keeps_tuned_intervals(void **state)
 }
 
 /* The daemon tuner's plan: no goals; damon_set_quota() writes only the
- * bytes and commits, keeping tuned intervals; the bytes are not drift. */
+ * bytes and the watermark that pauses or resumes the scheme, and commits,
+ * keeping tuned intervals; neither is drift. */
 static void test_daemon_quota(void **state)
 {
 	struct env *e = env_new_tuner(FAKE_KERNEL_6_17, QUOTA_TUNER_DAEMON);
@@ -297,10 +299,33 @@ static void test_daemon_quota(void **state)
 	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
 	assert_file(e, S0 "quotas/bytes", "503808");
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
-	/* bytes and state, nothing else (refresh_ms keeps the files fresh). */
-	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 2);
+	assert_file(e, S0 "watermarks/metric", "none");
+	/* bytes, the metric and state, nothing else (refresh_ms keeps the
+	 * files fresh). */
+	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 3);
 	/* What the controller wrote is not drift, whatever the plan says. */
 	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
+
+	/* A stop pauses the scheme with a watermark it never meets (so DAMON
+	 * keeps its place in the node), the metric written last... */
+	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_file(e, S0 "quotas/bytes", "1");
+	assert_file(e, S0 "watermarks/low", "1001");
+	assert_file(e, S0 "watermarks/high", "1001");
+	assert_file(e, S0 "watermarks/interval_us", "50000");
+	assert_file(e, S0 "watermarks/metric", "free_mem_rate");
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
+	/* ...and a start resumes it. */
+	kd.scheme.quota_bytes = 8 * 4096;
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_file(e, S0 "watermarks/metric", "none");
+	/* A plan staged with a stopped quota starts paused. */
+	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
+	assert_int_equal(damon_stage(&e->io, 1, &kd, false), 0);
+	assert_file(e, KD1 "contexts/0/schemes/0/watermarks/metric", "free_mem_rate");
+	assert_file(e, KD1 "contexts/0/schemes/0/watermarks/mid", "1001");
 
 	/* Without refresh_ms the tuned intervals are fetched first, or the
 	 * commit would reset them. */

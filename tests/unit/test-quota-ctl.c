@@ -36,14 +36,30 @@ static void test_compute(void **state)
 	assert_int_equal(q.demote, QCTL_STOP_BYTES);
 	assert_int_equal(q.promote, 4 * MiB);
 	/* 2 MiB below the target: demote the deficit over the tick's 10
-	 * windows, promote the band plus the deficit. */
+	 * windows, promote the band plus the deficit, each rounded down to
+	 * QCTL_ALIGN_BYTES. */
 	qctl_compute(&l, 13 * MiB, 1000000, &q);
-	assert_int_equal(q.demote, (2 * MiB + 9) / 10);
-	assert_int_equal(q.promote, (5 * MiB + 9) / 10);
+	assert_int_equal(q.demote, 192 * 1024);
+	assert_int_equal(q.promote, 512 * 1024);
 	/* Below the floor: promotion waits. */
 	qctl_compute(&l, 9 * MiB, 1000000, &q);
 	assert_int_equal(q.promote, QCTL_STOP_BYTES);
-	assert_int_equal(q.demote, (6 * MiB + 9) / 10);
+	assert_int_equal(q.demote, 576 * 1024);
+	/* A deficit under one alignment unit per window still moves one. */
+	qctl_compute(&l, 15 * MiB - 100 * 1024, 1000000, &q);
+	assert_int_equal(q.demote, QCTL_ALIGN_BYTES);
+}
+
+/* Every quota but a stop is a multiple of QCTL_ALIGN_BYTES: before 7.x a
+ * window with less than a page left never records where it stopped. */
+static void test_align(void **state)
+{
+	(void)state;
+	assert_int_equal(qctl_align(15233408), 15204352);
+	assert_int_equal(qctl_align(15204352), 15204352);
+	assert_int_equal(qctl_align(4096), QCTL_ALIGN_BYTES);
+	assert_int_equal(qctl_gain_apply(15233408 / 3, 3 * QCTL_GAIN_ONE, 15233408) % QCTL_ALIGN_BYTES, 0);
+	assert_int_equal(qctl_gain_apply(MiB + 1, QCTL_GAIN_ONE, 100 * MiB), MiB);
 }
 
 static void test_should_commit(void **state)
@@ -100,6 +116,7 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_compute),
 		cmocka_unit_test(test_should_commit),
+		cmocka_unit_test(test_align),
 		cmocka_unit_test(test_gain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

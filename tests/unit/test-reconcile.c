@@ -100,7 +100,7 @@ static void test_start_runs_plan(void **state)
 	assert_true(tu_log_contains("started kdamond 0"));
 	assert_true(tu_log_contains("demote node0 -> node1"));
 	assert_true(tu_log_contains("promote node1 -> node0"));
-	assert_true(tu_log_contains("node0 goals: free 10.44% (configured auto, seed 0.50%)"));
+	assert_true(tu_log_contains("node0 goals: free 10.43% (configured auto, seed 0.50%)"));
 	assert_true(tu_log_contains("DAMON features:"));
 	/* The ownership record names our kdamonds and pids. */
 	char *rec = tu_read(e->state, "owner");
@@ -168,7 +168,7 @@ static void test_drift_is_recommitted(void **state)
 	assert_true(tu_log_contains("quotas/goals/0/target_value is \"1\""));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
 	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value");
-	assert_string_equal(v, "1044");
+	assert_string_equal(v, "1043");
 	free(v);
 	tu_log_capture_stop();
 	env_free(e);
@@ -432,8 +432,8 @@ static void test_quota_controller(void **state)
 	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
 	set_node_free_kb(e, 0, free_kb);
 	reconcile_control(&e->rc, e->now);
-	assert_int_equal(quota_of(e, 0), (l->target - ((uint64_t)free_kb << 10) + 9) / 10);
-	assert_int_equal(quota_of(e, 1), (l->target - l->floor + 9) / 10);
+	assert_int_equal(quota_of(e, 0), qctl_align((l->target - ((uint64_t)free_kb << 10) + 9) / 10));
+	assert_int_equal(quota_of(e, 1), qctl_align((l->target - l->floor + 9) / 10));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
 	/* A few pages more: within the hysteresis, nothing committed. */
 	set_node_free_kb(e, 0, (unsigned long)((l->target >> 10) - 4096 - 16));
@@ -501,8 +501,8 @@ static void test_quota_controller_yield(void **state)
 	l = &e->rc.plan->calib[0].levels;
 	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
 	set_node_free_kb(e, 0, free_kb);
-	want = (l->target - ((uint64_t)free_kb << 10) + 9) / 10;
-	band = (l->target - l->floor + 9) / 10;
+	want = qctl_align((l->target - ((uint64_t)free_kb << 10) + 9) / 10);
+	band = qctl_align((l->target - l->floor + 9) / 10);
 	/* First tick: nothing measured yet, the quota is the deficit. */
 	reconcile_control(&e->rc, e->now);
 	assert_int_equal(quota_of(e, 0), want);
@@ -579,10 +579,10 @@ static void test_reload_rejected_by_kernel(void **state)
 	/* kdamond 0 switched, kdamond 1 refused, kdamond 0 switched back. */
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 3);
 	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value");
-	assert_string_equal(v, "1044");
+	assert_string_equal(v, "1043");
 	free(v);
 	v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
-	assert_string_equal(v, "8976");
+	assert_string_equal(v, "8977");
 	free(v);
 	assert_true(e->rc.cfg.promote_used.automatic);
 	/* The next periods find nothing drifted. */
