@@ -90,22 +90,29 @@ static const char *s64s(char *buf, int64_t v)
  * place, and a kdamond whose schemes are all inactive sleeps instead of
  * sampling.  While inactive the kdamond looks at the watermark, and serves
  * commits, every WMARK_PAUSE_CHECK_US.
+ *
+ * Only where an inactive kdamond serves commits: since damon_call() does
+ * that from the activation wait (6.17 and 7.x, measured; refresh_ms is the
+ * file that tells them apart).  6.12 handles a sysfs commit only after an
+ * aggregation, which never comes while the scheme is inactive: the daemon's
+ * next commit would wait for ever (vm-e2e-6.12 hung so).  There a stop stays
+ * a 1-byte quota, which costs the place.
  */
 #define WMARK_PAUSE_CHECK_US "50000"
 #define WMARK_NEVER "1001"
 
-static bool scheme_paused(const struct plan_scheme *s)
+static bool scheme_paused(const struct plan_scheme *s, const struct damon_features *f)
 {
-	return s->daemon_quota && s->quota_bytes <= QCTL_STOP_BYTES;
+	return f->refresh_ms && s->daemon_quota && s->quota_bytes <= QCTL_STOP_BYTES;
 }
 
 /* The watermark files, the metric last (it turns the others on).  With
  * `resume_metric_only`, a running scheme gets only its metric: "none" makes
  * the other files irrelevant. */
-static void add_watermarks(struct kd_files *l, const struct plan_scheme *s, unsigned flags,
-			   bool resume_metric_only)
+static void add_watermarks(struct kd_files *l, const struct plan_scheme *s,
+			   const struct damon_features *f, unsigned flags, bool resume_metric_only)
 {
-	bool pause = scheme_paused(s);
+	bool pause = scheme_paused(s, f);
 
 	if (!pause && resume_metric_only) {
 		add(l, flags, "none", S "watermarks/metric");
@@ -179,7 +186,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			add(l, F_FED, u64s(b, s->goal.current_value), S "quotas/goals/0/current_value");
 		}
 	}
-	add_watermarks(l, s, s->daemon_quota ? F_FED : 0, false);
+	add_watermarks(l, s, f, s->daemon_quota ? F_FED : 0, false);
 
 	/* Only one filter directory carries our filter; the others are emptied
 	 * so a filter left behind by someone else cannot change our scheme. */
@@ -454,7 +461,7 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
 	l.n = 0;
 	snprintf(l.dir, sizeof(l.dir), DAMON_KDAMONDS "/%u", idx);
 	add(&l, 0, u64s(b, kd->scheme.quota_bytes), "contexts/0/schemes/0/quotas/bytes");
-	add_watermarks(&l, &kd->scheme, 0, true);
+	add_watermarks(&l, &kd->scheme, &io->feat, 0, true);
 	for (unsigned i = 0; i < l.n; i++) {
 		r = write_retry(io, l.f[i].path, l.f[i].value);
 		if (r < 0)

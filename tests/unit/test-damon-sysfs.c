@@ -335,6 +335,18 @@ static void test_daemon_quota(void **state)
 	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
 	assert_int_equal(fake_damon_count(e->fd, "update_tuned_intervals"), 1);
 	env_free(e);
+
+	/* 6.12 serves a commit only after an aggregation, which never comes
+	 * while a scheme is inactive: a stop there is the 1-byte quota alone. */
+	e = env_new_tuner(FAKE_KERNEL_6_12, QUOTA_TUNER_DAEMON);
+	kd = e->plan.kd[1];
+	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
+	assert_int_equal(damon_stage(&e->io, 0, &kd, false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_file(e, S0 "quotas/bytes", "1");
+	assert_file(e, S0 "watermarks/metric", "none");
+	env_free(e);
 }
 
 int main(void)
