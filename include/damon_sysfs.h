@@ -62,8 +62,7 @@ int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
 
 /* Write only quotas/bytes (kd->scheme.quota_bytes, the daemon controller's
- * value) and the watermarks that pause the scheme at QCTL_STOP_BYTES (or its
- * metric "none" otherwise), and commit them; the tuned intervals survive. */
+ * value) and commit it; the tuned intervals survive. */
 int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
 /* Write only the goal current_value (USER_INPUT goals), then

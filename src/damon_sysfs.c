@@ -74,57 +74,6 @@ static const char *s64s(char *buf, int64_t v)
 #define C "contexts/0/"
 #define S C "schemes/0/"
 
-/*
- * How the daemon's controller stops a scheme: not with the 1-byte quota
- * alone but with a watermark that is never met (free_mem_rate is in permil,
- * so it is always below a low mark of 1001).  Under a quota DAMON resumes
- * each window where the last one stopped, but a pass that reaches the last
- * region with quota left, as every pass under a 1-byte quota does, forgets
- * that place (core.c:damos_skip_charged_region).  So each restart began at
- * the node's lowest addresses, on node 0 the DMA zone and the kernel image,
- * which nothing can migrate: with the controller stopping and restarting
- * demotion about once a second, the benchmark's grow workload saw demotion
- * try the same 14.5 MiB [0, 14.5 MiB) window after window and move ~1 MiB/s
- * (tried_regions in the VM; the same restart shown with hand-written sysfs
- * on 6.17).  An inactive scheme is skipped before that check, keeps its
- * place, and a kdamond whose schemes are all inactive sleeps instead of
- * sampling.  While inactive the kdamond looks at the watermark, and serves
- * commits, every WMARK_PAUSE_CHECK_US.
- *
- * Only where an inactive kdamond serves commits: since damon_call() does
- * that from the activation wait (6.17 and 7.x, measured; refresh_ms is the
- * file that tells them apart).  6.12 handles a sysfs commit only after an
- * aggregation, which never comes while the scheme is inactive: the daemon's
- * next commit would wait for ever (vm-e2e-6.12 hung so).  There a stop stays
- * a 1-byte quota, which costs the place.
- */
-#define WMARK_PAUSE_CHECK_US "50000"
-#define WMARK_NEVER "1001"
-
-static bool scheme_paused(const struct plan_scheme *s, const struct damon_features *f)
-{
-	return f->refresh_ms && s->daemon_quota && s->quota_bytes <= QCTL_STOP_BYTES;
-}
-
-/* The watermark files, the metric last (it turns the others on).  With
- * `resume_metric_only`, a running scheme gets only its metric: "none" makes
- * the other files irrelevant. */
-static void add_watermarks(struct kd_files *l, const struct plan_scheme *s,
-			   const struct damon_features *f, unsigned flags, bool resume_metric_only)
-{
-	bool pause = scheme_paused(s, f);
-
-	if (!pause && resume_metric_only) {
-		add(l, flags, "none", S "watermarks/metric");
-		return;
-	}
-	add(l, flags, pause ? WMARK_PAUSE_CHECK_US : "0", S "watermarks/interval_us");
-	add(l, flags, pause ? WMARK_NEVER : "0", S "watermarks/high");
-	add(l, flags, pause ? WMARK_NEVER : "0", S "watermarks/mid");
-	add(l, flags, pause ? WMARK_NEVER : "0", S "watermarks/low");
-	add(l, flags, pause ? "free_mem_rate" : "none", S "watermarks/metric");
-}
-
 /* The kernel's order: every nr_* before its children (facts §12). */
 static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			   const struct damon_features *f, struct kd_files *l)
@@ -186,7 +135,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			add(l, F_FED, u64s(b, s->goal.current_value), S "quotas/goals/0/current_value");
 		}
 	}
-	add_watermarks(l, s, f, s->daemon_quota ? F_FED : 0, false);
+	add(l, 0, "none", S "watermarks/metric");
 
 	/* Only one filter directory carries our filter; the others are emptied
 	 * so a filter left behind by someone else cannot change our scheme. */
@@ -454,19 +403,16 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 
 int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
-	static struct kd_files l;
-	char b[32];
+	char path[192], v[32];
 	int r;
 
-	l.n = 0;
-	snprintf(l.dir, sizeof(l.dir), DAMON_KDAMONDS "/%u", idx);
-	add(&l, 0, u64s(b, kd->scheme.quota_bytes), "contexts/0/schemes/0/quotas/bytes");
-	add_watermarks(&l, &kd->scheme, &io->feat, 0, true);
-	for (unsigned i = 0; i < l.n; i++) {
-		r = write_retry(io, l.f[i].path, l.f[i].value);
-		if (r < 0)
-			return r;
-	}
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/bytes", idx);
+	if (r < 0)
+		return r;
+	snprintf(v, sizeof(v), "%" PRIu64, kd->scheme.quota_bytes);
+	r = write_retry(io, path, v);
+	if (r < 0)
+		return r;
 	/* A commit re-applies the interval files when they differ from the
 	 * running ones, which resets the tuning: without refresh_ms the files
 	 * hold the start values until we fetch the tuned ones. */

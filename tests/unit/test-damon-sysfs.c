@@ -21,7 +21,6 @@
 
 #define KD0 "sys/kernel/mm/damon/admin/kdamonds/0/"
 #define S0 KD0 "contexts/0/schemes/0/"
-#define KD1 "sys/kernel/mm/damon/admin/kdamonds/1/"
 
 struct env {
 	char *dir;
@@ -280,8 +279,7 @@ static void test_commit_keeps_tuned_intervals(void **state)
 }
 
 /* The daemon tuner's plan: no goals; damon_set_quota() writes only the
- * bytes and the watermark that pauses or resumes the scheme, and commits,
- * keeping tuned intervals; neither is drift. */
+ * bytes and commits, keeping tuned intervals; the bytes are not drift. */
 static void test_daemon_quota(void **state)
 {
 	struct env *e = env_new_tuner(FAKE_KERNEL_6_17, QUOTA_TUNER_DAEMON);
@@ -299,33 +297,10 @@ static void test_daemon_quota(void **state)
 	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
 	assert_file(e, S0 "quotas/bytes", "503808");
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
-	assert_file(e, S0 "watermarks/metric", "none");
-	/* bytes, the metric and state, nothing else (refresh_ms keeps the
-	 * files fresh). */
-	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 3);
+	/* bytes and state, nothing else (refresh_ms keeps the files fresh). */
+	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 2);
 	/* What the controller wrote is not drift, whatever the plan says. */
 	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
-
-	/* A stop pauses the scheme with a watermark it never meets (so DAMON
-	 * keeps its place in the node), the metric written last... */
-	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
-	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
-	assert_file(e, S0 "quotas/bytes", "1");
-	assert_file(e, S0 "watermarks/low", "1001");
-	assert_file(e, S0 "watermarks/high", "1001");
-	assert_file(e, S0 "watermarks/interval_us", "50000");
-	assert_file(e, S0 "watermarks/metric", "free_mem_rate");
-	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
-	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
-	/* ...and a start resumes it. */
-	kd.scheme.quota_bytes = 8 * 4096;
-	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
-	assert_file(e, S0 "watermarks/metric", "none");
-	/* A plan staged with a stopped quota starts paused. */
-	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
-	assert_int_equal(damon_stage(&e->io, 1, &kd, false), 0);
-	assert_file(e, KD1 "contexts/0/schemes/0/watermarks/metric", "free_mem_rate");
-	assert_file(e, KD1 "contexts/0/schemes/0/watermarks/mid", "1001");
 
 	/* Without refresh_ms the tuned intervals are fetched first, or the
 	 * commit would reset them. */
@@ -334,18 +309,6 @@ static void test_daemon_quota(void **state)
 	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
 	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
 	assert_int_equal(fake_damon_count(e->fd, "update_tuned_intervals"), 1);
-	env_free(e);
-
-	/* 6.12 serves a commit only after an aggregation, which never comes
-	 * while a scheme is inactive: a stop there is the 1-byte quota alone. */
-	e = env_new_tuner(FAKE_KERNEL_6_12, QUOTA_TUNER_DAEMON);
-	kd = e->plan.kd[1];
-	kd.scheme.quota_bytes = QCTL_STOP_BYTES;
-	assert_int_equal(damon_stage(&e->io, 0, &kd, false), 0);
-	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
-	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
-	assert_file(e, S0 "quotas/bytes", "1");
-	assert_file(e, S0 "watermarks/metric", "none");
 	env_free(e);
 }
 
