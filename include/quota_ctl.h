@@ -31,8 +31,9 @@
 #define QCTL_STOP_BYTES 1ull
 #define QCTL_MIN_BYTES 4096ull
 /*
- * Every other quota is a multiple of this.  Before 7.x a window whose quota
- * has less than one page (DAMON's smallest region) left is never "full"
+ * Every other quota is a multiple of this.  Up to 6.17 (7.3 has it fixed)
+ * a window whose quota has less than one page (DAMON's smallest region)
+ * left is never "full"
  * (core.c:damos_apply_scheme splits the next region to zero bytes and
  * moves on), so the window never records where it stopped and the next
  * one starts again at the node's first region.  With the controller's

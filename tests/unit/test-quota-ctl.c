@@ -50,7 +50,7 @@ static void test_compute(void **state)
 	assert_int_equal(q.demote, QCTL_ALIGN_BYTES);
 }
 
-/* Every quota but a stop is a multiple of QCTL_ALIGN_BYTES: before 7.x a
+/* Every quota but a stop is a multiple of QCTL_ALIGN_BYTES: up to 6.17 a
  * window with less than a page left never records where it stopped. */
 static void test_align(void **state)
 {
