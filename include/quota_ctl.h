@@ -33,10 +33,9 @@
 /*
  * Every other quota is a multiple of this.  Up to 6.17 (7.3 has it fixed)
  * a window whose quota has less than one page (DAMON's smallest region)
- * left is never "full"
- * (core.c:damos_apply_scheme splits the next region to zero bytes and
- * moves on), so the window never records where it stopped and the next
- * one starts again at the node's first region.  With the controller's
+ * left is never "full" (core.c:damos_apply_scheme splits the next region
+ * to zero bytes and moves on), so the window never records where it
+ * stopped and the next one starts again at the node's first region.  With the controller's
  * quotas (14.5 MiB = 15233408 bytes, not a page multiple) the demotion
  * kdamond tried [0, 14.5 MiB) of node 0 -- the DMA zone and the kernel
  * image -- every window, for ever, and counted ~9000 tried regions a
