@@ -87,6 +87,7 @@ struct reconciler {
 	struct status_sample samples[PLAN_MAX_KDAMONDS];      /* previous period */
 	struct status_sample line_samples[PLAN_MAX_KDAMONDS]; /* previous status line */
 	struct scheme_stats stats[PLAN_MAX_KDAMONDS];
+	unsigned publish_turn;     /* kdamond refreshed by command this period */
 	uint64_t repairs, errors;
 	/* daemon quota controller: false until its value is known to be in
 	 * the kdamond's quotas/bytes (adopted kdamonds carry the last run's) */

@@ -323,13 +323,11 @@ static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 		char path[192];
 		uint64_t sample;
 
-		/* Without refresh_ms the files still hold what we wrote:
-		 * fetch the tuned values first, or the commit resets them. */
-		if (!(io->feat.refresh_ms && kd->refresh_ms)) {
-			r = damon_state_cmd(io, idx, "update_tuned_intervals");
-			if (r < 0)
-				return r;
-		}
+		/* Fetch the tuned values first, or the commit resets them
+		 * (see damon_set_quota: refresh_ms alone is not enough). */
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
 		snprintf(path, sizeof(path), "%s/contexts/0/monitoring_attrs/intervals/sample_us", l.dir);
 		/* Keep the tuning unless the new bounds exclude it (the kernel
 		 * would reject sample_us outside [min, max]). */
@@ -414,9 +412,13 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
 	if (r < 0)
 		return r;
 	/* A commit re-applies the interval files when they differ from the
-	 * running ones, which resets the tuning: without refresh_ms the files
-	 * hold the start values until we fetch the tuned ones. */
-	if (kd->intervals_goal && !(io->feat.refresh_ms && kd->refresh_ms)) {
+	 * running ones, which resets the tuning, so fetch the tuned ones first.
+	 * refresh_ms does not keep them current: up to 6.17 its deadline is
+	 * one for all kdamonds (sysfs.c:damon_sysfs_repeat_call_fn), so each
+	 * period refreshes only the kdamond that polls first, the one sampling
+	 * fastest, and in the VM the promotion kdamond's files were 20 s old
+	 * (7.3 keeps a deadline per kdamond). */
+	if (kd->intervals_goal) {
 		r = damon_state_cmd(io, idx, "update_tuned_intervals");
 		if (r < 0)
 			return r;

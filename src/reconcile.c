@@ -782,8 +782,14 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 		s.nodes[s.nr_nodes].free = r->topo->nodes[i].mem_free;
 		s.nr_nodes++;
 	}
+	/* refresh_ms alone leaves one kdamond's files stale for tens of
+	 * seconds up to 6.17 (damon_set_quota): the status line, and in turn
+	 * one kdamond per period, ask the kernel for fresh numbers. */
+	if (running && r->plan->nr_kdamonds)
+		r->publish_turn = (r->publish_turn + 1) % r->plan->nr_kdamonds;
 	for (unsigned i = 0; running && i < r->plan->nr_kdamonds; i++) {
-		bool refresh = !(r->feat.refresh_ms && r->plan->kd[i].refresh_ms > 0);
+		bool refresh = !(r->feat.refresh_ms && r->plan->kd[i].refresh_ms > 0) || line ||
+			       i == r->publish_turn;
 		struct status_sample cur;
 
 		if (damon_read_stats(&r->io, r->rec.first + i, r->plan->kd[i].intervals_goal, refresh,

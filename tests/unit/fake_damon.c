@@ -46,6 +46,7 @@ struct fake_kd {
 	uint64_t sample_us, aggr_us;  /* intervals of the kernel ctx (tuned) */
 	struct fake_scheme_stats stats[FAKE_MAX_SCHEMES];
 	int last_result;
+	bool refresh_missed; /* refresh_ms never reaches it (fake_damon_miss_refresh) */
 };
 
 struct fake_write {
@@ -1335,12 +1336,27 @@ static int module_write(struct fake_damon *fk, const char *path, const char *nam
 
 /* ---- hooks ---- */
 
-static struct fake_fault *fault_for(struct fake_damon *fk, const char *path, bool read)
+/* value: what a write writes (NULL for a read), matched by "suffix=value". */
+static struct fake_fault *fault_for(struct fake_damon *fk, const char *path, bool read,
+				    const char *value)
 {
 	for (size_t i = 0; i < fk->nr_faults; i++) {
 		struct fake_fault *f = &fk->faults[i];
+		char suffix[FAKE_PATH_MAX];
+		const char *eq = strchr(f->suffix, '=');
+		size_t vlen;
 
-		if (f->read == read && f->count != 0 && ends_with(path, f->suffix))
+		if (f->read != read || f->count == 0)
+			continue;
+		if (!eq) {
+			if (ends_with(path, f->suffix))
+				return f;
+			continue;
+		}
+		snprintf(suffix, sizeof(suffix), "%.*s", (int)(eq - f->suffix), f->suffix);
+		vlen = value ? strcspn(value, "\n") : 0;
+		if (value && ends_with(path, suffix) && strlen(eq + 1) == vlen &&
+		    strncmp(value, eq + 1, vlen) == 0)
 			return f;
 	}
 	return NULL;
@@ -1379,7 +1395,7 @@ static int hook_write(int root, const char *path, const char *value, void *userd
 	while (*path == '/')
 		path++;
 	log_write(fk, path, value);
-	f = fault_for(fk, path, false);
+	f = fault_for(fk, path, false, value);
 	if (f) {
 		if (f->count > 0)
 			f->count--;
@@ -1421,7 +1437,7 @@ static int hook_read(int root, const char *path, char *buf, size_t size, void *u
 	(void)size;
 	while (*path == '/')
 		path++;
-	f = fault_for(fk, path, true);
+	f = fault_for(fk, path, true, NULL);
 	if (f) {
 		if (f->count > 0)
 			f->count--;
@@ -1432,6 +1448,7 @@ static int hook_read(int root, const char *path, char *buf, size_t size, void *u
 	/* The kernel's periodic refresh (refresh_ms) would have run by now. */
 	idx = kdamond_of(path, NULL);
 	if (idx >= 0 && fk->f.refresh_ms && (unsigned)idx < fk->nr_kds && fk->kds[idx].running &&
+	    !fk->kds[idx].refresh_missed &&
 	    get_u64(fk, 0, KDAMONDS "/%d/refresh_ms", idx) != 0 &&
 	    get_u64(fk, 0, KDAMONDS "/%d/contexts/nr_contexts", idx) == 1) {
 		copy_intervals(fk, (unsigned)idx);
@@ -1606,6 +1623,11 @@ void fake_damon_set_tuned_intervals(struct fake_damon *fd, unsigned kdamond,
 
 	kd->sample_us = sample_us;
 	kd->aggr_us = aggr_us;
+}
+
+void fake_damon_miss_refresh(struct fake_damon *fd, unsigned kdamond, bool missed)
+{
+	kd_must(fd, kdamond, "fake_damon_miss_refresh")->refresh_missed = missed;
 }
 
 void fake_damon_start_foreign(struct fake_damon *fd, unsigned kdamond)

@@ -70,7 +70,8 @@ struct fake_damon *fake_damon_new(const char *root_dir, enum fake_profile profil
 void fake_damon_free(struct fake_damon *fd);
 
 /* Inject: the next `count` writes (or reads, if read=true) of a path ending
- * in `suffix` fail with -err.  count < 0: forever.  Multiple faults may be set;
+ * in `suffix` fail with -err.  count < 0: forever.  "suffix=value" matches only
+ * writes of value (e.g. "kdamonds/1/state=commit").  Multiple faults may be set;
  * the oldest matching one fires first. */
 void fake_damon_fail(struct fake_damon *fd, const char *suffix, bool read, int err, int count);
 void fake_damon_clear_faults(struct fake_damon *fd);
@@ -108,6 +109,12 @@ void fake_damon_set_scheme_stats(struct fake_damon *fd, unsigned kdamond, unsign
 /* The intervals auto-tuning arrived at these (read back by update_tuned_intervals). */
 void fake_damon_set_tuned_intervals(struct fake_damon *fd, unsigned kdamond,
 				    uint64_t sample_us, uint64_t aggr_us);
+
+/* 6.17's refresh_ms has one deadline for all kdamonds: the one that polls
+ * first (samples fastest) takes every period and the others' files stay as
+ * they were.  missed = true: kdamond's files are refreshed only by the
+ * update_* state commands. */
+void fake_damon_miss_refresh(struct fake_damon *fd, unsigned kdamond, bool missed);
 
 /* Introspection for assertions. */
 bool fake_damon_running(struct fake_damon *fd, unsigned kdamond);

@@ -297,10 +297,22 @@ static void test_daemon_quota(void **state)
 	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
 	assert_file(e, S0 "quotas/bytes", "503808");
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
-	/* bytes and state, nothing else (refresh_ms keeps the files fresh). */
-	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 2);
+	/* bytes, update_tuned_intervals and commit, nothing else. */
+	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 3);
 	/* What the controller wrote is not drift, whatever the plan says. */
 	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
+
+	/* refresh_ms on, but this kdamond loses 6.17's shared refresh
+	 * deadline: its interval files still hold the start values, and a
+	 * commit of those would reset the tuning. */
+	fake_damon_miss_refresh(e->fd, 0, true);
+	fake_damon_set_tuned_intervals(e->fd, 0, 40000, 800000);
+	kd.scheme.quota_bytes = 200 * 4096;
+	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_tuned_intervals"), 0);
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "40000");
+	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/aggr_us", "800000");
+	fake_damon_miss_refresh(e->fd, 0, false);
 
 	/* Without refresh_ms the tuned intervals are fetched first, or the
 	 * commit would reset them. */
@@ -308,7 +320,7 @@ static void test_daemon_quota(void **state)
 	kd.refresh_ms = 0;
 	assert_int_equal(damon_set_quota(&e->io, 0, &kd), 0);
 	assert_file(e, KD0 "contexts/0/monitoring_attrs/intervals/sample_us", "80000");
-	assert_int_equal(fake_damon_count(e->fd, "update_tuned_intervals"), 1);
+	assert_int_equal(fake_damon_count(e->fd, "update_tuned_intervals"), 4);
 	env_free(e);
 }
 
