@@ -88,7 +88,8 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 		     struct scheme_stats *ret);
 
 /* Read scheme 0's sz_tried and sz_applied as they are (no refresh command:
- * for kdamonds whose refresh_ms keeps them current).  Both or neither. */
+ * for kdamonds with refresh_ms, which on 6.17 may leave them tens of seconds
+ * old; see damon_set_quota).  Both or neither. */
 int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
 		      uint64_t *ret_applied);
 

@@ -848,9 +848,10 @@ static void publish(struct reconciler *r, uint64_t now, bool running)
 	}
 }
 
-/* Update kdamond i's yield gain from its charge counters (kept current by
- * refresh_ms) and return it.  A read error or counters that went back (a
- * restart) only restart the measurement. */
+/* Update kdamond i's yield gain from its charge counters (copied by
+ * refresh_ms, late on 6.17: counters that did not move keep the gain, and the
+ * next move is measured over the whole span) and return it.  A read error or
+ * counters that went back (a restart) only restart the measurement. */
 static unsigned ctl_measure_gain(struct reconciler *r, unsigned i, uint64_t now)
 {
 	unsigned max = r->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX : QCTL_DEMOTE_GAIN_MAX;
