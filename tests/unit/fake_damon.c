@@ -1340,23 +1340,21 @@ static int module_write(struct fake_damon *fk, const char *path, const char *nam
 static struct fake_fault *fault_for(struct fake_damon *fk, const char *path, bool read,
 				    const char *value)
 {
+	size_t plen = strlen(path);
+
 	for (size_t i = 0; i < fk->nr_faults; i++) {
 		struct fake_fault *f = &fk->faults[i];
-		char suffix[FAKE_PATH_MAX];
 		const char *eq = strchr(f->suffix, '=');
-		size_t vlen;
+		size_t n = eq ? (size_t)(eq - f->suffix) : strlen(f->suffix);
 
-		if (f->read != read || f->count == 0)
+		if (f->read != read || f->count == 0 || plen < n ||
+		    memcmp(path + plen - n, f->suffix, n) != 0)
 			continue;
-		if (!eq) {
-			if (ends_with(path, f->suffix))
-				return f;
-			continue;
-		}
-		snprintf(suffix, sizeof(suffix), "%.*s", (int)(eq - f->suffix), f->suffix);
-		vlen = value ? strcspn(value, "\n") : 0;
-		if (value && ends_with(path, suffix) && strlen(eq + 1) == vlen &&
-		    strncmp(value, eq + 1, vlen) == 0)
+		if (!eq)
+			return f;
+		/* sysfs tolerates one trailing newline in what is written */
+		if (value && strlen(eq + 1) == strcspn(value, "\n") &&
+		    strncmp(value, eq + 1, strlen(eq + 1)) == 0)
 			return f;
 	}
 	return NULL;
