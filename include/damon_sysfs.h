@@ -52,6 +52,34 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n);
  * the tuning. */
 int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running);
 
+/*
+ * Starting a kdamond takes two steps, damon_start() then damon_arm().
+ *
+ * Why: up to 6.17 (6.12 and 6.17 shown in QEMU; 7.3 sets the first window
+ * up before it applies anything) a new scheme's first apply pass runs before
+ * its first quota window has an effective size, and an effective size of 0
+ * means no limit.  That pass applies the scheme to the whole initial region,
+ * i.e. the whole node, in one go: with a 1-byte quota the demotion kdamond
+ * moved 350 MiB of node 0 at its start in the benchmark guest (every page the
+ * young filter lets through, or all of them without it).
+ *
+ * damon_start(): stage every file of kdamond `idx` from kd, except that the
+ * scheme's age/min is DAMON_AGE_NEVER (it matches no region), and turn it on.
+ * The caller reads the pid and then calls damon_arm().
+ */
+#define DAMON_AGE_NEVER 4294967295ull
+int damon_start(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
+/* Wait until the kernel reports an effective quota for the scheme (its first
+ * window is set up; polled every 20 ms, up to 20 windows and at least 2 s; on
+ * kernels without effective quotas, two windows), then write kd's age/min and
+ * commit, keeping the tuned intervals (as damon_set_quota()).
+ * A kernel that never reports one is logged and the scheme armed anyway.  On
+ * failure the kdamond keeps running disarmed, which is harmless, and the
+ * caller must commit kd again later: the files may already hold kd, so
+ * damon_check_drift() need not see a difference. */
+int damon_arm(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
 /* Stage (running) and commit: the way to change a running kdamond.  On
  * failure the running kernel context is unchanged (the kernel tests a commit
  * on a scratch context first); the staged files are then the caller's to

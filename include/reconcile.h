@@ -92,6 +92,9 @@ struct reconciler {
 	/* daemon quota controller: false until its value is known to be in
 	 * the kdamond's quotas/bytes (adopted kdamonds carry the last run's) */
 	bool ctl_synced[PLAN_MAX_KDAMONDS];
+	/* started but not armed yet (damon_arm failed): committed again at
+	 * the next period */
+	bool disarmed[PLAN_MAX_KDAMONDS];
 	uint64_t ctl_commits;
 	/* its yield gain (quota_ctl.h) and the charge counters it was
 	 * measured from; tried = UINT64_MAX: not read yet */

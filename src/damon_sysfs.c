@@ -76,7 +76,7 @@ static const char *s64s(char *buf, int64_t v)
 
 /* The kernel's order: every nr_* before its children (facts §12). */
 static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
-			   const struct damon_features *f, struct kd_files *l)
+			   const struct damon_features *f, bool disarm, struct kd_files *l)
 {
 	const struct plan_scheme *s = &kd->scheme;
 	char b[32];
@@ -113,7 +113,9 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 	add(l, 0, u64s(b, s->sz_max), S "access_pattern/sz/max");
 	add(l, 0, u64s(b, s->nr_accesses_min), S "access_pattern/nr_accesses/min");
 	add(l, 0, u64s(b, s->nr_accesses_max), S "access_pattern/nr_accesses/max");
-	add(l, 0, u64s(b, s->age_min), S "access_pattern/age/min");
+	/* Disarmed: no region is ever this old, so the scheme matches none
+	 * (see damon_start). */
+	add(l, 0, u64s(b, disarm ? DAMON_AGE_NEVER : s->age_min), S "access_pattern/age/min");
 	add(l, 0, u64s(b, s->age_max), S "access_pattern/age/max");
 	if (f->apply_interval)
 		add(l, 0, u64s(b, s->apply_interval_us), S "apply_interval_us");
@@ -311,14 +313,14 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 /* With hold (damon_commit only), refresh_ms is left at 0 when intervals are
  * written, for the caller to turn back on after the commit. */
 static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running,
-		 bool hold)
+		 bool hold, bool disarm)
 {
 	static struct kd_files l;
 	bool keep_tuned = false, hold_refresh = false;
 	char cur[64];
 	int r;
 
-	kd_files_build(idx, kd, &io->feat, &l);
+	kd_files_build(idx, kd, &io->feat, disarm, &l);
 	if (running && kd->intervals_goal && !io->dry_run) {
 		char path[192];
 		uint64_t sample;
@@ -364,7 +366,7 @@ static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 
 int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
 {
-	return stage(io, idx, kd, running, false);
+	return stage(io, idx, kd, running, false, false);
 }
 
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
@@ -372,7 +374,7 @@ int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 	char path[160], v[32];
 	int r;
 
-	r = stage(io, idx, kd, true, true);
+	r = stage(io, idx, kd, true, true, false);
 	if (r == 0)
 		r = damon_state_cmd(io, idx, "commit");
 	if (io->feat.refresh_ms) {
@@ -399,15 +401,18 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 	return write_retry(io, path, cmd);
 }
 
-int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+/* Write one file of scheme 0 (rel, under its directory) and commit, keeping
+ * the tuned intervals. */
+static int commit_scheme_file(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+			      const char *rel, uint64_t value)
 {
 	char path[192], v[32];
 	int r;
 
-	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/bytes", idx);
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/0/%s", idx, rel);
 	if (r < 0)
 		return r;
-	snprintf(v, sizeof(v), "%" PRIu64, kd->scheme.quota_bytes);
+	snprintf(v, sizeof(v), "%" PRIu64, value);
 	r = write_retry(io, path, v);
 	if (r < 0)
 		return r;
@@ -424,6 +429,11 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
 			return r;
 	}
 	return damon_state_cmd(io, idx, "commit");
+}
+
+int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	return commit_scheme_file(io, idx, kd, "quotas/bytes", kd->scheme.quota_bytes);
 }
 
 int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value)
@@ -449,7 +459,7 @@ int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamo
 	char cur[64];
 	int r;
 
-	kd_files_build(idx, kd, &io->feat, &l);
+	kd_files_build(idx, kd, &io->feat, false, &l);
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
@@ -563,4 +573,83 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 		return r;
 	*ret = st;
 	return 0;
+}
+
+/* How long damon_arm() waits for the first quota window: the window or the
+ * apply interval, whichever is longer, many times over (an apply pass also
+ * waits for the sampling interval, which may be tuned up to a window), and
+ * at least ARM_WAIT_MIN_US. */
+#define ARM_WAIT_MIN_US 2000000ull
+#define ARM_POLL_US 20000ull
+
+static uint64_t first_window_us(const struct plan_kdamond *kd)
+{
+	uint64_t w = kd->scheme.quota_reset_ms * 1000, a = kd->scheme.apply_interval_us;
+
+	if (a == 0)
+		a = kd->aggr_us;
+	return a > w ? a : w;
+}
+
+static uint64_t arm_wait_limit_us(const struct plan_kdamond *kd)
+{
+	uint64_t l = 20 * first_window_us(kd);
+
+	return l < ARM_WAIT_MIN_US ? ARM_WAIT_MIN_US : l;
+}
+
+/* Wait until the kernel reports an effective quota for kdamond idx's scheme,
+ * i.e. it has set up its first quota window.  -ETIMEDOUT after the limit. */
+static int wait_first_window(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	uint64_t waited = 0, esz = 0;
+	char path[192];
+	int r;
+
+	if (!io->feat.effective_bytes) {
+		/* Nothing to ask: two windows are enough. */
+		do_sleep(io, 2 * first_window_us(kd));
+		return 0;
+	}
+	r = io_path(path, sizeof(path),
+		    DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/effective_bytes", idx);
+	if (r < 0)
+		return r;
+	for (;;) {
+		r = damon_state_cmd(io, idx, "update_schemes_effective_quotas");
+		if (r < 0)
+			return r;
+		r = io_read_u64(io->root, path, &esz);
+		if (r < 0 || esz > 0 || waited >= arm_wait_limit_us(kd))
+			break;
+		do_sleep(io, ARM_POLL_US);
+		waited += ARM_POLL_US;
+	}
+	if (r == 0 && esz == 0)
+		r = -ETIMEDOUT;
+	if (r < 0)
+		snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+	return r;
+}
+
+int damon_start(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	int r = stage(io, idx, kd, false, false, true);
+
+	if (r < 0)
+		return r;
+	return damon_state_cmd(io, idx, "on");
+}
+
+int damon_arm(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	int r = io->dry_run ? 0 : wait_first_window(io, idx, kd);
+
+	if (r == -ETIMEDOUT)
+		log_warning("kdamond %u: the kernel reported no effective quota in %s within %" PRIu64
+			    " ms; arming its scheme anyway", idx, io->failed_path,
+			    arm_wait_limit_us(kd) / 1000);
+	else if (r < 0)
+		return r;
+	return commit_scheme_file(io, idx, kd, "access_pattern/age/min", kd->scheme.age_min);
 }

@@ -563,10 +563,7 @@ static int start_one(struct reconciler *r, unsigned i, bool log_start)
 	char desc[256], f1[32], f2[48], f3[48];
 	int ret;
 
-	ret = damon_stage(&r->io, idx, kd, false);
-	if (ret < 0)
-		return log_error_errno(ret, "cannot stage kdamond %u (%s)", idx, r->io.failed_path);
-	ret = damon_state_cmd(&r->io, idx, "on");
+	ret = damon_start(&r->io, idx, kd);
 	if (ret < 0)
 		return ret;
 	if (!r->dry_run) {
@@ -575,6 +572,13 @@ static int start_one(struct reconciler *r, unsigned i, bool log_start)
 			return log_error_errno(ret, "cannot read back %s", r->io.failed_path);
 	}
 	r->rec.pids[i] = o.pid;
+	/* It runs: a failure from here on leaves it disarmed (doing nothing),
+	 * and the next period commits the plan again. */
+	ret = damon_arm(&r->io, idx, kd);
+	r->disarmed[i] = ret < 0;
+	if (ret < 0)
+		log_warning_errno(ret, "cannot arm kdamond %u's scheme (%s); it stays disarmed "
+				  "(matching no region) until the next try", idx, r->io.failed_path);
 	r->samples[i].valid = false;
 	r->line_samples[i].valid = false;
 	r->ctl_synced[i] = true;
@@ -982,6 +986,10 @@ static void observe(struct reconciler *r, uint64_t now)
 			r->rec.pids[i] = o.pid;
 			save_record(r);
 		}
+		if (r->disarmed[i]) {
+			need_repair = true;
+			continue;
+		}
 		if (!verify)
 			continue;
 		ret = damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what));
@@ -1024,14 +1032,19 @@ static void repair(struct reconciler *r, uint64_t now)
 			}
 			continue;
 		}
-		if (damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what)) != 1)
+		/* A disarmed kdamond's files already hold the plan (damon_arm
+		 * wrote them before its commit failed): no drift to see. */
+		if (!r->disarmed[i] &&
+		    damon_check_drift(&r->io, idx, &r->plan->kd[i], what, sizeof(what)) != 1)
 			continue;
 		ret = damon_commit(&r->io, idx, &r->plan->kd[i]);
 		if (ret < 0) {
 			log_warning_errno(ret, "cannot re-commit kdamond %u (%s)", idx, r->io.failed_path);
 			failed = true;
 		} else {
-			log_info("re-committed the plan to kdamond %u", idx);
+			log_info("re-committed the plan to kdamond %u%s", idx,
+				 r->disarmed[i] ? " (armed its scheme)" : "");
+			r->disarmed[i] = false;
 		}
 	}
 	r->repairs++;

@@ -47,6 +47,11 @@ struct fake_kd {
 	struct fake_scheme_stats stats[FAKE_MAX_SCHEMES];
 	int last_result;
 	bool refresh_missed; /* refresh_ms never reaches it (fake_damon_miss_refresh) */
+	/* Up to 6.17 a new scheme's first apply pass runs before its first quota
+	 * window is set up (effective size 0: no limit).  Set at "on" when
+	 * scheme 0 could match a new region (age 0) there. */
+	bool unlimited_first_pass;
+	bool first_window;   /* the first window is set up (effective quota reported) */
 };
 
 struct fake_write {
@@ -1046,17 +1051,26 @@ static int copy_stats(struct fake_damon *fk, unsigned idx)
 	return r;
 }
 
+/* The first copy after "on" finds no window yet (0); later ones the value a
+ * test set, or else the scheme's quotas/bytes. */
 static int copy_effective(struct fake_damon *fk, unsigned idx)
 {
 	char ctx[FAKE_PATH_MAX], dir[FAKE_PATH_MAX];
 	unsigned nr = sysfs_nr_schemes(fk, idx, ctx, sizeof(ctx));
+	struct fake_kd *kd = &fk->kds[idx];
 	int r = 0;
 
 	for (unsigned i = 0; i < nr && !r; i++) {
+		uint64_t v = i < FAKE_MAX_SCHEMES ? kd->stats[i].effective_bytes : 0;
+
 		pathf(dir, sizeof(dir), "%s/schemes/%u/quotas", ctx, i);
-		r = put_u64(fk, dir, "effective_bytes",
-			    i < FAKE_MAX_SCHEMES ? fk->kds[idx].stats[i].effective_bytes : 0);
+		if (!kd->first_window)
+			v = 0;
+		else if (v == 0)
+			v = get_u64(fk, 0, "%s/bytes", dir);
+		r = put_u64(fk, dir, "effective_bytes", v);
 	}
+	kd->first_window = true;
 	return r;
 }
 
@@ -1121,6 +1135,10 @@ static int state_write(struct fake_damon *fk, unsigned idx, const char *cmd)
 			return -EBUSY;
 		take_ctx(fk, idx, true);
 		kd_start(fk, idx);
+		kd->first_window = false;
+		kd->unlimited_first_pass =
+			fk->profile < FAKE_KERNEL_7_3 && kd->nr_schemes > 0 &&
+			get_u64(fk, 0, KDAMONDS "/%u/contexts/0/schemes/0/access_pattern/age/min", idx) == 0;
 		return 0;
 	}
 	if (strcmp(cmd, "off") == 0) {
@@ -1639,6 +1657,11 @@ void fake_damon_start_foreign(struct fake_damon *fd, unsigned kdamond)
 	if (faccessat(fd->dirfd, ctx, F_OK, 0) == 0)
 		take_ctx(fd, kdamond, true);
 	kd_start(fd, kdamond);
+}
+
+bool fake_damon_unlimited_first_pass(struct fake_damon *fd, unsigned kdamond)
+{
+	return kd_must(fd, kdamond, "fake_damon_unlimited_first_pass")->unlimited_first_pass;
 }
 
 bool fake_damon_running(struct fake_damon *fd, unsigned kdamond)

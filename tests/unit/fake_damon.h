@@ -118,6 +118,9 @@ void fake_damon_miss_refresh(struct fake_damon *fd, unsigned kdamond, bool misse
 
 /* Introspection for assertions. */
 bool fake_damon_running(struct fake_damon *fd, unsigned kdamond);
+/* Whether kdamond's last "on" (before 7.3) let scheme 0's first apply pass run
+ * without a quota: its access pattern could match a new region (age/min 0). */
+bool fake_damon_unlimited_first_pass(struct fake_damon *fd, unsigned kdamond);
 int64_t fake_damon_pid(struct fake_damon *fd, unsigned kdamond);
 unsigned fake_damon_count(struct fake_damon *fd, const char *cmd); /* state commands received */
 unsigned fake_damon_count_kdamond(struct fake_damon *fd, unsigned kdamond, const char *cmd);

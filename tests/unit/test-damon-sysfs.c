@@ -171,6 +171,59 @@ static void test_on_off_and_read(void **state)
 	env_free(e);
 }
 
+/* damon_start() turns the kdamond on with its scheme matching nothing;
+ * damon_arm() waits for the first quota window, then commits the plan. */
+static void start_and_arm(enum fake_profile prof)
+{
+	struct env *e = env_new_tuner(prof, QUOTA_TUNER_DAEMON);
+	unsigned commits;
+
+	assert_int_equal(damon_start(&e->io, 0, &e->plan.kd[0]), 0);
+	assert_true(fake_damon_running(e->fd, 0));
+	assert_false(fake_damon_unlimited_first_pass(e->fd, 0));
+	assert_file(e, S0 "access_pattern/age/min", "4294967295");
+	commits = fake_damon_count(e->fd, "commit");
+	e->nslept = 0;
+	assert_int_equal(damon_arm(&e->io, 0, &e->plan.kd[0]), 0);
+	assert_file(e, S0 "access_pattern/age/min", "0");
+	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
+	/* Without refresh_ms nothing asked before: the first answer is "no
+	 * window yet", and the second, 20 ms later, has one. */
+	if (prof == FAKE_KERNEL_6_12) {
+		assert_int_equal(e->nslept, 1);
+		assert_int_equal(e->slept[0], 20000);
+	}
+	env_free(e);
+}
+
+static void test_start_and_arm(void **state)
+{
+	start_and_arm(FAKE_KERNEL_6_12);
+	start_and_arm(FAKE_KERNEL_6_17);
+	start_and_arm(FAKE_KERNEL_7_3);
+}
+
+/* A kernel that never reports an effective quota: armed anyway after the
+ * wait (2 s here: 20 windows of 100 ms), with a warning. */
+static void test_arm_without_effective_quota(void **state)
+{
+	struct env *e = env_new_tuner(FAKE_KERNEL_6_12, QUOTA_TUNER_DAEMON);
+	assert_int_equal(damon_start(&e->io, 0, &e->plan.kd[0]), 0);
+	/* The fake reports quotas/bytes; 0 (no quota) reads as no window. */
+	assert_int_equal(io_write(e->root, S0 "quotas/bytes", "0"), 0);
+	e->nslept = 0;
+	tu_log_capture_start();
+	assert_int_equal(damon_arm(&e->io, 0, &e->plan.kd[0]), 0);
+	assert_true(tu_log_contains("kdamond 0: the kernel reported no effective quota in "
+				    "/" S0 "quotas/effective_bytes within 2000 ms; arming"));
+	tu_log_capture_stop();
+	assert_file(e, S0 "access_pattern/age/min", "0");
+	/* Polled every 20 ms (the record keeps the first 32 sleeps). */
+	assert_int_equal(e->nslept, 32);
+	assert_int_equal(e->slept[31], 20000);
+	env_free(e);
+}
+
 static void test_drift_detected(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -330,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_stage_617),
 		cmocka_unit_test(test_stage_612_legacy_filter),
 		cmocka_unit_test(test_on_off_and_read),
+		cmocka_unit_test(test_start_and_arm),
+		cmocka_unit_test(test_arm_without_effective_quota),
 		cmocka_unit_test(test_drift_detected),
 		cmocka_unit_test(test_ebusy_backoff),
 		cmocka_unit_test(test_dry_run_touches_nothing),

@@ -604,6 +604,33 @@ static void test_failed_on_destroys_ctx(void **state)
 
 /* ---- stats and tuned values ---- */
 
+/* Before 7.3 the first apply pass after "on" has no quota: the fake records
+ * whether scheme 0 could match a new region then; once the first window is
+ * set up, effective_bytes is the scheme's quotas/bytes unless a test set it. */
+static void test_first_window(void **state)
+{
+	struct env *e = *state;
+
+	two_kdamonds(e);
+	assert_ok(wr(e, CTX0 "/schemes/nr_schemes", "1"));
+	assert_ok(wr(e, CTX0 "/schemes/0/quotas/bytes", "65536"));
+	assert_ok(wr(e, CTX1 "/schemes/nr_schemes", "1"));
+	assert_ok(wr(e, CTX1 "/schemes/0/access_pattern/age/min", "4294967295"));
+	assert_ok(wr(e, KD0 "/state", "on"));
+	assert_ok(wr(e, KD1 "/state", "on"));
+	assert_int_equal(fake_damon_unlimited_first_pass(e->fk, 0), e->profile < FAKE_KERNEL_7_3);
+	assert_false(fake_damon_unlimited_first_pass(e->fk, 1));
+	assert_ok(wr(e, KD0 "/state", "update_schemes_effective_quotas"));
+	assert_rd(e, CTX0 "/schemes/0/quotas/effective_bytes", "0");
+	assert_ok(wr(e, KD0 "/state", "update_schemes_effective_quotas"));
+	assert_rd(e, CTX0 "/schemes/0/quotas/effective_bytes", "65536");
+	/* A restart sets up a new first window. */
+	assert_ok(wr(e, KD0 "/state", "off"));
+	assert_ok(wr(e, KD0 "/state", "on"));
+	assert_ok(wr(e, KD0 "/state", "update_schemes_effective_quotas"));
+	assert_rd(e, CTX0 "/schemes/0/quotas/effective_bytes", "0");
+}
+
 static void test_stats_copy(void **state)
 {
 	struct env *e = *state;
@@ -626,6 +653,9 @@ static void test_stats_copy(void **state)
 	assert_rd(e, CTX0 "/schemes/0/stats/sz_applied", "1000");
 	assert_rd(e, CTX0 "/schemes/1/stats/sz_applied", "1000");
 	assert_rd(e, CTX0 "/schemes/0/quotas/effective_bytes", "0");
+	/* The first window is not set up at the first request after "on". */
+	assert_ok(wr(e, KD0 "/state", "update_schemes_effective_quotas"));
+	assert_rd(e, CTX0 "/schemes/1/quotas/effective_bytes", "0");
 	assert_ok(wr(e, KD0 "/state", "update_schemes_effective_quotas"));
 	assert_rd(e, CTX0 "/schemes/1/quotas/effective_bytes", "2000");
 	assert_rd(e, CTX1 "/schemes/0/stats/sz_applied", "0");
@@ -896,6 +926,7 @@ int main(void)
 		PROFILE_TESTS(test_on_invalid),
 		PROFILE_TESTS(test_failed_on_destroys_ctx),
 		PROFILE_TESTS(test_stats_copy),
+		PROFILE_TESTS(test_first_window),
 		cmocka_unit_test_setup_teardown(test_tuned_intervals, setup_617, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_ms, setup_617, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_ms, setup_73, teardown),

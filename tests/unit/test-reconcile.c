@@ -102,6 +102,19 @@ static void test_start_runs_plan(void **state)
 	assert_true(tu_log_contains("promote node1 -> node0"));
 	assert_true(tu_log_contains("node0 goals: free 10.43% (configured auto, seed 0.50%)"));
 	assert_true(tu_log_contains("DAMON features:"));
+	/* Started disarmed, armed once the first quota window was set up: no
+	 * first apply pass without a quota (damon_sysfs.h, damon_start). */
+	for (unsigned k = 0; k < 2; k++) {
+		char path[128];
+		char *v;
+
+		assert_false(fake_damon_unlimited_first_pass(e->fd, k));
+		snprintf(path, sizeof(path), ADMIN "%u/contexts/0/schemes/0/access_pattern/age/min", k);
+		v = tu_read(e->dir, path);
+		assert_string_equal(v, "0");
+		free(v);
+	}
+	assert_false(tu_log_contains("no effective quota"));
 	/* The ownership record names our kdamonds and pids. */
 	char *rec = tu_read(e->state, "owner");
 	assert_non_null(rec);
@@ -136,6 +149,27 @@ static void test_start_runs_plan(void **state)
 	env_free(e);
 }
 
+/* The arming commit fails: the kdamond runs disarmed (matching nothing), and
+ * the next period commits the plan. */
+static void test_arm_failure_repaired(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_12);
+
+	fake_damon_fail(e->fd, "kdamonds/0/state=commit", false, EINVAL, 1);
+	tu_log_capture_start();
+	run(e, 3);
+	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_true(fake_damon_running(e->fd, 0));
+	assert_false(fake_damon_unlimited_first_pass(e->fd, 0));
+	assert_true(tu_log_contains("cannot arm kdamond 0's scheme"));
+	assert_true(tu_log_contains("re-committed the plan to kdamond 0 (armed its scheme)"));
+	assert_false(tu_log_contains("re-committed the plan to kdamond 1"));
+	assert_false(e->rc.disarmed[0]);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	tu_log_capture_stop();
+	env_free(e);
+}
+
 static void test_kdamond_found_off_is_restarted(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -147,6 +181,7 @@ static void test_kdamond_found_off_is_restarted(void **state)
 	run(e, 2);
 	assert_true(fake_damon_running(e->fd, 1));
 	assert_true(fake_damon_pid(e->fd, 1) != old);
+	assert_false(fake_damon_unlimited_first_pass(e->fd, 1));
 	assert_true(tu_log_contains("kdamond 1 (promote node1 -> node0) was found off"));
 	assert_true(tu_log_contains("restarted kdamond 1"));
 	tu_log_capture_stop();
@@ -797,6 +832,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_runs_plan),
 		cmocka_unit_test(test_kdamond_found_off_is_restarted),
+		cmocka_unit_test(test_arm_failure_repaired),
 		cmocka_unit_test(test_drift_is_recommitted),
 		cmocka_unit_test(test_foreign_kdamond_blocks),
 		cmocka_unit_test(test_damon_stat_paused_and_restored),

@@ -229,7 +229,11 @@ else
 	wait_running 20
 	check "b: the daemon took over after the foreign kdamond stopped ($n kdamonds, $on on)" \
 		sh -c "[ $n -ge 2 ] && [ $on -eq $n ]"
-	check "b: the log shows its kdamonds started" has_log "started kdamond 0"
+	# Armed too: "started kdamond 1" is logged after its arming commit, and a
+	# restart during the arming would be adopted before SIGTERM.
+	wait_log "started kdamond 1" 20
+	check "b: the log shows its kdamonds started" \
+		sh -c "grep -qF 'started kdamond 0' $log && grep -qF 'started kdamond 1' $log"
 	# Restart kdamond 1 behind the daemon's back: a new pid means it is not
 	# the daemon's any more, so SIGTERM must leave it on.
 	p1=$(rd $ADMIN/1/pid)

@@ -201,6 +201,9 @@ if ! wait_running 9000; then
 	echo "FAULTS done: $fails failed"
 	exit 1
 fi
+# Both armed too ("started kdamond N" is logged after the arming commit), so
+# the faults below never race the start.
+wait_count ": started kdamond" 2 3000 || fail "the daemon did not log both kdamonds started"
 pass "daemon started 2 kdamonds (pids $(pids))"
 P=$(kdamond_of migrate_hot)
 D=$(kdamond_of migrate_cold)
