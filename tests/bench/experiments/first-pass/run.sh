@@ -15,6 +15,7 @@ glob=${1:?kernel glob}; q=${2:-1}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 kernel=$("$vm/fetch-kernel.sh" "$glob" | tail -n1)
 cc -O2 -static -o "$work/hog" "$here/hog.c"
-"$vm/mkinitramfs.sh" "$work/fa.gz" "$here/init.sh" "$work/hog" >/dev/null
+"$vm/mkinitramfs.sh" "$work/fa.gz" "$here/init.sh" "$work/hog" \
+	"$here/../node0-cold-scheme.sh:/bin/node0-cold-scheme.sh" >/dev/null
 "$vm/run-vm.sh" --kernel "$kernel" --initrd "$work/fa.gz" --timeout 120 \
 	--append "Q=$q" | grep -E '^(FA|TR|HOG)'

@@ -13,6 +13,7 @@ glob=${1:?kernel glob}; rate=${2:-3}; dur=${3:-30}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 kernel=$("$vm/fetch-kernel.sh" "$glob" | tail -n1)
 cc -O2 -static -o "$work/toucher" "$here/toucher.c"
-"$vm/mkinitramfs.sh" "$work/yt.gz" "$here/init.sh" "$work/toucher" >/dev/null
+"$vm/mkinitramfs.sh" "$work/yt.gz" "$here/init.sh" "$work/toucher" \
+	"$here/../node0-cold-scheme.sh:/bin/node0-cold-scheme.sh" >/dev/null
 "$vm/run-vm.sh" --kernel "$kernel" --initrd "$work/yt.gz" --timeout $((dur + 170)) \
 	--append "RATE=$rate DUR=$dur" | grep -E '^(YT|TOUCHER rc)'
