@@ -858,6 +858,10 @@ static void kd_start(struct fake_damon *fk, unsigned idx)
 	kd->started = kd->running = true;
 	kd->pid = fk->next_pid++;
 	memset(kd->stats, 0, sizeof(kd->stats));
+	kd->first_window = false;
+	kd->unlimited_first_pass =
+		fk->profile < FAKE_KERNEL_7_3 && kd->nr_schemes > 0 &&
+		get_u64(fk, 0, KDAMONDS "/%u/contexts/0/schemes/0/access_pattern/age/min", idx) == 0;
 	kd_files(fk, idx);
 }
 
@@ -1135,10 +1139,6 @@ static int state_write(struct fake_damon *fk, unsigned idx, const char *cmd)
 			return -EBUSY;
 		take_ctx(fk, idx, true);
 		kd_start(fk, idx);
-		kd->first_window = false;
-		kd->unlimited_first_pass =
-			fk->profile < FAKE_KERNEL_7_3 && kd->nr_schemes > 0 &&
-			get_u64(fk, 0, KDAMONDS "/%u/contexts/0/schemes/0/access_pattern/age/min", idx) == 0;
 		return 0;
 	}
 	if (strcmp(cmd, "off") == 0) {
