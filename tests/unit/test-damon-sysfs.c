@@ -224,6 +224,27 @@ static void test_arm_without_effective_quota(void **state)
 	env_free(e);
 }
 
+/* The effective quota cannot be read (missing, or an I/O error): damon_arm
+ * fails naming the file and commits nothing, so the kdamond stays disarmed. */
+static void test_arm_unreadable_effective_quota(void **state)
+{
+	int errs[] = { ENOENT, EIO };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct env *e = env_new_tuner(FAKE_KERNEL_6_17, QUOTA_TUNER_DAEMON);
+		unsigned commits;
+
+		assert_int_equal(damon_start(&e->io, 0, &e->plan.kd[0]), 0);
+		commits = fake_damon_count(e->fd, "commit");
+		fake_damon_fail(e->fd, "quotas/effective_bytes", true, errs[i], -1);
+		assert_int_equal(damon_arm(&e->io, 0, &e->plan.kd[0]), -errs[i]);
+		assert_string_equal(e->io.failed_path, "/" S0 "quotas/effective_bytes");
+		assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
+		assert_file(e, S0 "access_pattern/age/min", "4294967295");
+		env_free(e);
+	}
+}
+
 static void test_drift_detected(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -385,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_on_off_and_read),
 		cmocka_unit_test(test_start_and_arm),
 		cmocka_unit_test(test_arm_without_effective_quota),
+		cmocka_unit_test(test_arm_unreadable_effective_quota),
 		cmocka_unit_test(test_drift_detected),
 		cmocka_unit_test(test_ebusy_backoff),
 		cmocka_unit_test(test_dry_run_touches_nothing),
