@@ -8,7 +8,7 @@
  * retried with bounded exponential backoff.
  *
  * Kdamonds are addressed by absolute index under admin/kdamonds; callers
- * (the reconciler) decide which indices are ours.
+ * (observe.c, actuate.c) are told which indices are ours.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,7 +43,7 @@ int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret);
 int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *ret);
 
 /* Write nr_kdamonds (refuses with -EBUSY itself if any kdamond reads "on",
- * so it never destroys a running kdamond). */
+ * so it never destroys a running kdamond; a dry run only prints). */
 int damon_set_nr_kdamonds(struct damon_io *io, unsigned n);
 
 /* Stage every file of kdamond `idx` from kd.  With `running`, the kdamond is

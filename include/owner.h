@@ -9,11 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plan.h"
+
+/* As many kdamonds as a plan has at most (plan.h checks). */
+#define OWNER_MAX_KDAMONDS 32
 
 struct owner_record {
 	unsigned first, count;        /* our kdamonds: [first, first+count) */
-	int64_t pids[PLAN_MAX_KDAMONDS];
+	int64_t pids[OWNER_MAX_KDAMONDS];
 	uint64_t plan_hash;
 	bool paused_damon_stat;       /* we wrote N to damon_stat; restore Y on exit */
 };
@@ -21,6 +23,10 @@ struct owner_record {
 /* Take the instance lock (state_dir/lock).  Returns an fd, -EWOULDBLOCK if
  * another instance holds it, other -errno. */
 int owner_lock(const char *state_dir);
+
+/* True if a process holds the instance lock of state_dir (without taking
+ * it, and without creating anything: for "damon-tierd status"). */
+bool owner_lock_held(const char *state_dir);
 
 /* Load/save/remove state_dir/owner.  Load: -ENOENT if none, -EINVAL if
  * malformed (the caller then owns nothing). Save is atomic (rename). */

@@ -28,7 +28,9 @@ struct plan_goal {
 	enum goal_metric user_metric;  /* with USER_INPUT: what the daemon computes */
 	uint64_t target_value;         /* bp */
 	int nid;
-	uint64_t current_value;        /* USER_INPUT only; refreshed every period */
+	/* USER_INPUT only: the value staged with the plan, which the daemon
+	 * feeds at run time (decide.h); 0 in a built plan */
+	uint64_t current_value;
 };
 
 struct plan_scheme {
@@ -38,10 +40,10 @@ struct plan_scheme {
 	uint64_t nr_accesses_min, nr_accesses_max;
 	uint64_t age_min, age_max;
 	uint64_t apply_interval_us;    /* 0 when the kernel lacks it */
-	/* With daemon_quota, quota_bytes is the controller's current value
-	 * (set from the fast node's free memory when the plan is built) and
-	 * quota_cap its upper bound; plan_hash() and plan_kdamond_equal()
-	 * look at the cap only. */
+	/* With daemon_quota the controller sets the quota at run time
+	 * (decide.h, struct kd_runtime): quota_bytes is QCTL_STOP_BYTES here
+	 * and quota_cap its upper bound; plan_hash() and plan_kdamond_equal()
+	 * look at the cap only.  What is staged is the runtime's value. */
 	bool daemon_quota;
 	uint64_t quota_bytes, quota_cap, quota_ms, quota_reset_ms;
 	unsigned weight_sz, weight_nr_accesses, weight_age;
@@ -99,10 +101,11 @@ int plan_build(const struct topology *t, const struct tier_map *m,
 	       const struct damon_features *f, const struct config *c,
 	       struct plan *ret, char *err, size_t errlen);
 
-/* FNV-1a over the parameters that the kernel sees (not current_value). */
 /* The calibration of fast node nid in p, or NULL if p has none. */
 const struct plan_calibration *plan_calibration_of(const struct plan *p, int nid);
 
+/* FNV-1a over the parameters that the kernel sees (not current_value, not
+ * a daemon quota's value). */
 uint64_t plan_hash(const struct plan *p);
 
 /* True if a and b differ in anything a commit would change. */
@@ -110,4 +113,12 @@ bool plan_kdamond_equal(const struct plan_kdamond *a, const struct plan_kdamond 
 bool plan_same_shape(const struct plan *a, const struct plan *b);
 
 const char *plan_role_name(enum plan_role r);
+
+/* Pure: "demote node0 -> node1 (migrate_cold, 1 regions, ...)" for the log.
+ * 0 or -ENOBUFS. */
+int plan_describe_kdamond(const struct plan_kdamond *kd, char *buf, size_t size);
+/* Pure: line `line` (0, 1, ...) of what calibration i of p means, for the
+ * log; -ENOENT past the last line or calibration, -ENOBUFS. */
+int plan_describe_calibration(const struct plan *p, unsigned i, unsigned line, char *buf,
+			      size_t size);
 const char *goal_metric_name(enum goal_metric m);

@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * Status: sd_notify messages, and a snapshot of what runs that is turned
- * (purely) into the periodic log line, the runtime status files read by
- * "damon-tierd status", and the Prometheus textfile.
+ * Status: a snapshot of what runs, built (purely) from the plan, the last
+ * observation and the runtime, and turned (purely) into the periodic log
+ * line, the runtime status files read by "damon-tierd status", and the
+ * Prometheus textfile.  Where they go is status_sink.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "damon_sysfs.h"
 #include "plan.h"
 #include "topology.h"
 
-/* sd_notify wrappers; silently no-ops outside systemd. */
-void status_ready(const char *status);
-void status_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void status_reloading(void);
-void status_stopping(void);
+struct damon_features;
+struct observation;
+struct owner_record;
+struct tier_map;
 
 /* Per kdamond counters remembered between two samples. */
 struct status_sample {
@@ -42,6 +41,7 @@ struct status_direction {
 	double mib_s;              /* since the previous sample */
 	uint64_t quota_bytes;      /* effective quota */
 	uint64_t sample_us;        /* tuned sampling interval */
+	double line_mib_s;         /* since the previous status line */
 };
 
 /* A tier boundary: the fast node, its slow partner, both directions. */
@@ -80,5 +80,34 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size);
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size);
 
-/* Write text to path atomically (temp file + rename), with mode. */
-int status_write_file(const char *path, const char *text, mode_t mode);
+/* What the snapshot remembers between two periods, per kdamond of the plan:
+ * the samples the rates are computed from and the last stats read. */
+struct status_history {
+	struct status_sample sample[PLAN_MAX_KDAMONDS], line[PLAN_MAX_KDAMONDS];
+	struct {
+		bool valid;
+		uint64_t applied, effective_bytes, sample_us;
+	} last[PLAN_MAX_KDAMONDS];
+};
+
+struct status_input {
+	const char *state;               /* rc_state_name() */
+	const char *detail;              /* why blocked, or "" */
+	uint64_t now_usec;               /* CLOCK_MONOTONIC, for the rates */
+	uint64_t realtime_usec;          /* for "updated" */
+	pid_t pid;
+	const struct damon_features *feat;
+	int numa_balancing;
+	uint64_t repairs, errors;
+	const struct owner_record *rec;  /* our kdamonds' indices and pids */
+	const struct topology *topo;     /* the nodes (meminfo as last read) */
+	const struct tier_map *tiers;    /* their ranks; NULL before discovery */
+	const struct plan *plan;         /* NULL: no boundaries (not running) */
+	const struct observation *obs;   /* this period's stats (OBS_STATS), or NULL */
+	bool line;                       /* a status line is due: line rates restart */
+};
+
+/* Pure: the snapshot *s from in, the rates against *h, which is updated
+ * with this period's samples. */
+void status_build(const struct status_input *in, struct status_history *h,
+		  struct status_snapshot *s);

@@ -43,15 +43,12 @@ int io_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Test hook: when set, io_write() calls hook() instead of writing, and
- * io_read() calls read_hook() first (a return of 1 means "not handled, read
- * the file").  The fake DAMON sysfs in tests/ uses this to behave like the
- * kernel.  io_write_raw() always writes the file.
+ * The two seams: io_read() and io_write() are what every module calls, and
+ * every other function here reads and writes through them.  The daemon
+ * binds them to the files (sysfs_io_kernel.c: io_file_read/io_file_write);
+ * the unit tests bind them to a fake DAMON sysfs that behaves like the
+ * kernel's (tests/unit/fake_damon.c) instead.  So the production binary
+ * carries no test hook.
  */
-struct io_hooks {
-	int (*write)(int root, const char *path, const char *value, void *userdata);
-	int (*read)(int root, const char *path, char *buf, size_t size, void *userdata);
-	void *userdata;
-};
-void io_set_hooks(const struct io_hooks *hooks);
-int io_write_raw(int root, const char *path, const char *value);
+int io_file_read(int root, const char *path, char *buf, size_t size);
+int io_file_write(int root, const char *path, const char *value);

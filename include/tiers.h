@@ -28,3 +28,7 @@ struct tier_map {
 /* Fill *ret.  Returns 0, or -ENODEV when there is nothing to tier (fewer than
  * two memory nodes or a single tier), with why[] explaining it. */
 int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_t whylen);
+
+/* Pure: "node0: tier 0, 464 MiB; node1: tier 1 (CPU-less), 502 MiB" for the
+ * log.  0 or -ENOBUFS (buf then holds what fitted). */
+int tiers_describe(const struct topology *t, const struct tier_map *m, char *buf, size_t size);

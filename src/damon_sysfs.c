@@ -74,7 +74,8 @@ static const char *s64s(char *buf, int64_t v)
 #define C "contexts/0/"
 #define S C "schemes/0/"
 
-/* The kernel's order: every nr_* before its children (facts §12). */
+/* The kernel's order: every nr_* before its children (writing an nr_* file
+ * replaces all of its children with fresh defaults). */
 static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			   const struct damon_features *f, bool disarm, struct kd_files *l)
 {
@@ -292,6 +293,9 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 	char v[16];
 	int r;
 
+	snprintf(v, sizeof(v), "%u", n);
+	if (io->dry_run)
+		return write_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v);
 	r = damon_read_nr_kdamonds(io, &cur);
 	if (r < 0)
 		return r;
@@ -306,7 +310,6 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 		if (o.on)
 			return -EBUSY;
 	}
-	snprintf(v, sizeof(v), "%u", n);
 	return write_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * damon-tierd: command line, event loop and signals.  All decisions are in
- * reconcile.c; this file only wires sd-event timers and signals to it.
+ * damon-tierd: command line, event loop and signals.  This file only parses
+ * options and wires one sd-event timer and the signals to the reconciler
+ * (reconcile.h); every decision is elsewhere.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +13,14 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build-config.h"
 #include "config.h"
+#include "exit_codes.h"
 #include "log.h"
+#include "owner.h"
 #include "reconcile.h"
 #include "status_cmd.h"
 #include "sysfs_io.h"
@@ -155,17 +159,8 @@ static int load_config(const struct options *o, struct config *c, struct config_
 struct loop {
 	struct reconciler *rc;
 	sd_event *ev;
-	sd_event_source *timer, *control;
+	sd_event_source *timer;
 };
-
-static void schedule(struct loop *l, uint64_t delay)
-{
-	uint64_t now;
-
-	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(l->timer, now + delay);
-	sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
-}
 
 static void run_step(struct loop *l)
 {
@@ -173,27 +168,17 @@ static void run_step(struct loop *l)
 
 	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
 	delay = reconcile_step(l->rc, now);
-	if (l->rc->state == RC_DONE) {
-		sd_event_exit(l->ev, l->rc->exit_code);
+	if (reconcile_state(l->rc) == RC_DONE) {
+		sd_event_exit(l->ev, reconcile_exit_code(l->rc));
 		return;
 	}
-	schedule(l, delay);
+	sd_event_source_set_time(l->timer, now + delay);
+	sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	run_step(userdata);
-	return 0;
-}
-
-static int on_control(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct loop *l = userdata;
-	uint64_t now;
-
-	sd_event_now(l->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(s, now + reconcile_control(l->rc, now));
-	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }
 
@@ -212,14 +197,68 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/* --dry-run and --once need no event loop: step until done, sleeping in
+ * between. */
+static int run_plain(struct reconciler *rc)
+{
+	for (;;) {
+		struct timespec ts;
+		uint64_t now, delay;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+		delay = reconcile_step(rc, now);
+		if (reconcile_state(rc) == RC_DONE)
+			return reconcile_exit_code(rc);
+		usleep((useconds_t)(delay > 1000000 ? 1000000 : delay));
+	}
+}
+
+static int run_loop(struct reconciler *rc)
+{
+	struct loop l = { .rc = rc };
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	r = sd_event_default(&l.ev);
+	if (r < 0) {
+		log_error_errno(r, "cannot create the event loop");
+		return EXIT_FAILURE_RUNTIME;
+	}
+	sd_event_add_signal(l.ev, NULL, SIGTERM, on_signal, &l);
+	sd_event_add_signal(l.ev, NULL, SIGINT, on_signal, &l);
+	sd_event_add_signal(l.ev, NULL, SIGHUP, on_signal, &l);
+	/* Sends WATCHDOG=1 at half of WatchdogSec while the loop turns. */
+	sd_event_set_watchdog(l.ev, true);
+	r = sd_event_add_time(l.ev, &l.timer, CLOCK_MONOTONIC, 0, 10000, on_timer, &l);
+	if (r < 0) {
+		log_error_errno(r, "cannot add the reconcile timer");
+		sd_event_unref(l.ev);
+		return EXIT_FAILURE_RUNTIME;
+	}
+	r = sd_event_loop(l.ev);
+	if (r < 0) {
+		log_error_errno(r, "event loop failed");
+		r = EXIT_FAILURE_RUNTIME;
+	}
+	sd_event_source_unref(l.timer);
+	sd_event_unref(l.ev);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .sysfs_root = "/" };
 	static struct config_origins origins;
-	struct reconciler rc;
+	struct reconcile_options ro = {};
+	struct reconciler *rc;
 	struct config cfg;
-	struct loop l = { .rc = &rc };
-	sigset_t mask;
 	int root, lock_fd = -1, r, exit_code;
 
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
@@ -233,13 +272,6 @@ int main(int argc, char **argv)
 
 	if (load_config(&o, &cfg, &origins) < 0)
 		return EXIT_USAGE;
-	/* --once leaves no daemon behind to run the quota controller. */
-	if (o.once && cfg.quota_tuner == QUOTA_TUNER_DAEMON) {
-		if (config_is_set(&cfg, CONFIG_KEY_QUOTA_TUNER))
-			log_warning("--once with [quota] tuner = daemon: the quotas stay as set now; "
-				    "using the kernel's goal tuner instead");
-		cfg.quota_tuner = QUOTA_TUNER_KERNEL;
-	}
 	if (o.check_config && o.quiet)
 		return EXIT_OK;
 	if (o.check_config) {
@@ -265,84 +297,29 @@ int main(int argc, char **argv)
 		if (lock_fd == -EWOULDBLOCK) {
 			log_error("another damon-tierd is running (it holds %s/lock); stop it first "
 				  "(systemctl stop damon-tierd)", cfg.state_dir);
+			close(root);
 			return EXIT_INSTANCE;
 		}
 		if (lock_fd < 0) {
 			log_error_errno(lock_fd, "cannot take the lock in the state directory %s",
 					cfg.state_dir);
+			close(root);
 			return EXIT_FAILURE_RUNTIME;
 		}
 	}
 
-	r = reconcile_init(&rc, root, o.config_path, &cfg);
+	ro.root = root;
+	ro.config_path = o.config_path;
+	ro.once = o.once;
+	ro.dry_run = o.dry_run ? stdout : NULL;
+	r = reconcile_new(&ro, &cfg, &rc);
 	if (r < 0) {
 		log_error_errno(r, "out of memory");
-		return EXIT_FAILURE_RUNTIME;
-	}
-	rc.once = o.once;
-	rc.dry_run = o.dry_run;
-	if (o.dry_run)
-		rc.io.dry_run = stdout;
-
-	if (o.dry_run || o.once) {
-		/* No loop needed: step until done, sleeping in between. */
-		for (;;) {
-			struct timespec ts;
-			uint64_t now, delay;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-			delay = reconcile_step(&rc, now);
-			if (rc.state == RC_DONE)
-				break;
-			usleep((useconds_t)(delay > 1000000 ? 1000000 : delay));
-		}
-		exit_code = rc.exit_code;
-		goto out;
-	}
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-
-	r = sd_event_default(&l.ev);
-	if (r < 0) {
-		log_error_errno(r, "cannot create the event loop");
 		exit_code = EXIT_FAILURE_RUNTIME;
-		goto out;
+	} else {
+		exit_code = o.dry_run || o.once ? run_plain(rc) : run_loop(rc);
+		reconcile_free(rc);
 	}
-	sd_event_add_signal(l.ev, NULL, SIGTERM, on_signal, &l);
-	sd_event_add_signal(l.ev, NULL, SIGINT, on_signal, &l);
-	sd_event_add_signal(l.ev, NULL, SIGHUP, on_signal, &l);
-	/* Sends WATCHDOG=1 at half of WatchdogSec while the loop turns. */
-	sd_event_set_watchdog(l.ev, true);
-	r = sd_event_add_time(l.ev, &l.timer, CLOCK_MONOTONIC, 0, 10000, on_timer, &l);
-	if (r < 0) {
-		log_error_errno(r, "cannot add the reconcile timer");
-		exit_code = EXIT_FAILURE_RUNTIME;
-		goto out_loop;
-	}
-	/* Its own timer: the controller ticks faster than the reconcile
-	 * period and never changes the state machine's schedule. */
-	r = sd_event_add_time_relative(l.ev, &l.control, CLOCK_MONOTONIC, QCTL_TICK_US, 10000, on_control, &l);
-	if (r < 0) {
-		log_error_errno(r, "cannot add the quota controller timer");
-		exit_code = EXIT_FAILURE_RUNTIME;
-		goto out_loop;
-	}
-	exit_code = sd_event_loop(l.ev);
-	if (exit_code < 0) {
-		log_error_errno(exit_code, "event loop failed");
-		exit_code = EXIT_FAILURE_RUNTIME;
-	}
-out_loop:
-	sd_event_source_unref(l.control);
-	sd_event_source_unref(l.timer);
-	sd_event_unref(l.ev);
-out:
-	reconcile_free(&rc);
 	close(root);
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -64,6 +64,23 @@ int owner_lock(const char *state_dir)
 	return fd;
 }
 
+bool owner_lock_held(const char *state_dir)
+{
+	char path[300];
+	bool held = false;
+	int fd;
+
+	if (state_path(path, sizeof(path), state_dir, "lock") < 0)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		held = true;
+	close(fd);
+	return held;
+}
+
 int owner_load(const char *state_dir, struct owner_record *ret)
 {
 	struct owner_record rec = {};
@@ -86,13 +103,13 @@ int owner_load(const char *state_dir, struct owner_record *ret)
 		if (sscanf(line, "first=%u", &u) == 1) {
 			rec.first = u;
 			seen |= 1;
-		} else if (sscanf(line, "count=%u", &u) == 1 && u <= PLAN_MAX_KDAMONDS) {
+		} else if (sscanf(line, "count=%u", &u) == 1 && u <= OWNER_MAX_KDAMONDS) {
 			rec.count = u;
 			seen |= 2;
 		} else if (sscanf(line, "plan_hash=%" SCNx64, &h) == 1) {
 			rec.plan_hash = h;
 			seen |= 4;
-		} else if (sscanf(line, "pid=%" SCNd64, &pid) == 1 && npids < PLAN_MAX_KDAMONDS) {
+		} else if (sscanf(line, "pid=%" SCNd64, &pid) == 1 && npids < OWNER_MAX_KDAMONDS) {
 			rec.pids[npids++] = pid;
 		} else if (sscanf(line, "paused_damon_stat=%u", &u) == 1) {
 			rec.paused_damon_stat = u != 0;
@@ -126,7 +143,7 @@ int owner_save(const char *state_dir, const struct owner_record *rec)
 		return -errno;
 	fprintf(f, "first=%u\ncount=%u\nplan_hash=%016" PRIx64 "\npaused_damon_stat=%u\n",
 		rec->first, rec->count, rec->plan_hash, rec->paused_damon_stat ? 1u : 0u);
-	for (unsigned i = 0; i < rec->count && i < PLAN_MAX_KDAMONDS; i++)
+	for (unsigned i = 0; i < rec->count && i < OWNER_MAX_KDAMONDS; i++)
 		fprintf(f, "pid=%" PRId64 "\n", rec->pids[i]);
 	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
 		r = -errno;

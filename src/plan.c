@@ -215,7 +215,7 @@ static void fill_monitoring(const struct damon_features *f, const struct config 
 
 static void fill_scheme(const struct damon_features *f, const struct config *c,
 			const struct plan_calibration *cal, const struct window *w,
-			uint64_t fast_free, struct plan_kdamond *kd)
+			struct plan_kdamond *kd)
 {
 	struct plan_scheme *s = &kd->scheme;
 	bool promote = kd->role == ROLE_PROMOTE;
@@ -258,13 +258,10 @@ static void fill_scheme(const struct damon_features *f, const struct config *c,
 	s->weight_age = c->weight_age;
 
 	if (c->quota_tuner == QUOTA_TUNER_DAEMON) {
-		struct qctl_quota q;
-
-		/* No kernel goal: the controller's first quotas, from the
-		 * free memory found now. */
+		/* No kernel goal: the controller sets the quota at run time
+		 * (decide.h); until it does, the scheme does nothing. */
 		s->daemon_quota = true;
-		qctl_compute(&cal->levels, fast_free, QCTL_TICK_US, &q);
-		s->quota_bytes = promote ? q.promote : q.demote;
+		s->quota_bytes = QCTL_STOP_BYTES;
 	} else if (f->quota_goals) {
 		s->goal.enabled = true;
 		s->goal.nid = promote ? kd->to_nid : kd->from_nid;
@@ -335,7 +332,7 @@ static int add_pair(struct plan *p, const struct topology *t, const struct damon
 	if (r < 0)
 		return r;
 	fill_monitoring(f, c, &w, kd);
-	fill_scheme(f, c, cal, &w, fast->mem_free, kd);
+	fill_scheme(f, c, cal, &w, kd);
 	p->nr_kdamonds++;
 	return 0;
 }
@@ -440,4 +437,50 @@ bool plan_same_shape(const struct plan *a, const struct plan *b)
 		    a->kd[i].to_nid != b->kd[i].to_nid)
 			return false;
 	return true;
+}
+
+int plan_describe_kdamond(const struct plan_kdamond *kd, char *buf, size_t size)
+{
+	const struct plan_scheme *s = &kd->scheme;
+	int n;
+
+	if (s->daemon_quota)
+		n = snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, quota set by damon-tierd "
+				       "every %llu s, up to %" PRIu64 " MiB per %" PRIu64 " ms)",
+			     plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
+			     QCTL_TICK_US / 1000000, s->quota_cap >> 20, s->quota_reset_ms);
+	else
+		n = snprintf(buf, size, "%s node%d -> node%d (%s, %u regions, goal %s%s %.2f%% on node%d, "
+				       "quota %" PRIu64 " MiB per %" PRIu64 " ms)",
+			     plan_role_name(kd->role), kd->from_nid, kd->to_nid, s->action, kd->nr_ranges,
+			     s->goal.enabled ? goal_metric_name(s->goal.user_metric) : "none",
+			     s->goal.metric == GOAL_USER_INPUT ? " (fed as user_input)" : "",
+			     (double)s->goal.target_value / 100.0, s->goal.nid, s->quota_bytes >> 20,
+			     s->quota_reset_ms);
+	return n < 0 || (size_t)n >= size ? -ENOBUFS : 0;
+}
+
+int plan_describe_calibration(const struct plan *p, unsigned i, unsigned line, char *buf,
+			      size_t size)
+{
+	const struct plan_calibration *c = &p->calib[i];
+	int n;
+
+	if (i >= p->nr_calib)
+		return -ENOENT;
+	if (line == 0)
+		n = snprintf(buf, size, "node%d goals: free %.2f%% (configured %s%.2f%%), used %.2f%% "
+				       "(configured %s%.2f%%); zone high watermarks %" PRIu64 " MiB, "
+				       "promotion quota %" PRIu64 " MiB per window, node %" PRIu64 " MiB",
+			     c->nid, c->eff_free_bp / 100.0, c->free_auto ? "auto, seed " : "",
+			     c->cfg_free_bp / 100.0, c->eff_used_bp / 100.0,
+			     c->used_auto ? "auto, seed " : "", c->cfg_used_bp / 100.0,
+			     c->wmark_high >> 20, c->quota_bytes >> 20, c->mem_total >> 20);
+	else if (line == 1 && p->nr_kdamonds > 0 && p->kd[0].scheme.daemon_quota)
+		n = snprintf(buf, size, "node%d quota controller: demotion keeps %" PRIu64 " MiB free, "
+				       "promotion may fill down to %" PRIu64 " MiB free",
+			     c->nid, c->levels.target >> 20, c->levels.floor >> 20);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENOBUFS : 0;
 }

@@ -1,48 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <systemd/sd-daemon.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "kernel_features.h"
+#include "observe.h"
+#include "owner.h"
 #include "status.h"
-
-void status_ready(const char *status)
-{
-	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
-}
-
-void status_set(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	sd_notifyf(0, "STATUS=%s", buf);
-}
-
-void status_reloading(void)
-{
-	uint64_t now = 0;
-	struct timespec ts;
-
-	/* systemd >= 253 wants MONOTONIC_USEC with RELOADING=1 (Type=notify-reload). */
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-		now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading configuration", now);
-}
-
-void status_stopping(void)
-{
-	sd_notify(0, "STOPPING=1\nSTATUS=stopping: turning off our kdamonds");
-}
+#include "tiers.h"
 
 double status_rate_mib_s(const struct status_sample *prev, const struct status_sample *cur)
 {
@@ -296,29 +263,124 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 	return out_done(&o);
 }
 
-int status_write_file(const char *path, const char *text, mode_t mode)
-{
-	char tmp[512];
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, r = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	/* open() applies the umask; the mode is part of the contract. */
-	if (fchmod(fd, mode) < 0)
-		r = -errno;
-	n = r == 0 ? write(fd, text, len) : 0;
-	if (r == 0 && (n < 0 || (size_t)n != len))
-		r = n < 0 ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+/* The plan's kdamond i, this period: stats read now, or the last ones. */
+static bool sample(const struct status_input *in, struct status_history *h, unsigned i,
+		   double *rate, double *line_rate)
+{
+	const struct obs_ours *k = in->obs && i < in->obs->nr_ours ? &in->obs->ours[i] : NULL;
+	struct status_sample cur;
+
+	*rate = *line_rate = 0;
+	if (!k || !(in->obs->got & OBS_STATS) || k->st.err || !k->st.on || k->stats_err)
+		return false;
+	h->last[i].valid = true;
+	h->last[i].applied = k->stats.sz_applied;
+	h->last[i].effective_bytes = k->stats.effective_bytes;
+	h->last[i].sample_us = k->stats.sample_us;
+	cur = (struct status_sample){ .sz_applied = k->stats.sz_applied, .at_usec = in->now_usec,
+				      .valid = true };
+	*rate = status_rate_mib_s(&h->sample[i], &cur);
+	h->sample[i] = cur;
+	if (in->line) {
+		*line_rate = status_rate_mib_s(&h->line[i], &cur);
+		h->line[i] = cur;
+	}
+	return true;
+}
+
+static void direction(const struct status_input *in, const struct status_history *h, int j,
+		      bool promote, const bool *have, const double *rate, const double *line_rate,
+		      const struct plan_calibration *cal, struct status_direction *d)
+{
+	const struct plan *p = in->plan;
+
+	d->present = true;
+	d->kdamond = in->rec->first + (unsigned)j;
+	d->pid = in->rec->pids[j];
+	/* The effective goals, also when the daemon's controller uses them
+	 * instead of kernel goals. */
+	d->goal_bp = cal ? (promote ? cal->eff_used_bp : cal->eff_free_bp)
+			 : (unsigned)p->kd[j].scheme.goal.target_value;
+	d->stats_valid = have[j];
+	d->applied_bytes = h->last[j].applied;
+	d->quota_bytes = h->last[j].effective_bytes;
+	d->sample_us = h->last[j].sample_us;
+	d->mib_s = rate[j];
+	d->line_mib_s = line_rate[j];
+}
+
+/* Pair each demote kdamond with the promote kdamond of the same two nodes. */
+static void boundaries(const struct status_input *in, const struct status_history *h,
+		       const bool *have, const double *rate, const double *line_rate,
+		       struct status_snapshot *s)
+{
+	const struct plan *p = in->plan;
+	bool done[PLAN_MAX_KDAMONDS] = { false };
+
+	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
+		struct status_boundary *b = &s->b[s->nr_boundaries];
+		int pair[2] = { -1, -1 }; /* promote, demote */
+		const struct numa_node *n;
+
+		if (done[i])
+			continue;
+		done[i] = true;
+		pair[p->kd[i].role == ROLE_PROMOTE ? 0 : 1] = (int)i;
+		for (unsigned j = 0; j < p->nr_kdamonds; j++)
+			if (!done[j] && p->kd[j].role != p->kd[i].role &&
+			    p->kd[j].from_nid == p->kd[i].to_nid && p->kd[j].to_nid == p->kd[i].from_nid) {
+				pair[p->kd[j].role == ROLE_PROMOTE ? 0 : 1] = (int)j;
+				done[j] = true;
+				break;
+			}
+		memset(b, 0, sizeof(*b));
+		b->fast_nid = pair[0] >= 0 ? p->kd[pair[0]].to_nid : p->kd[pair[1]].from_nid;
+		b->slow_nid = pair[0] >= 0 ? p->kd[pair[0]].from_nid : p->kd[pair[1]].to_nid;
+		n = topology_node(in->topo, b->fast_nid);
+		if (n) {
+			b->fast_total = n->mem_total;
+			b->fast_free = n->mem_free;
+		}
+		for (int k = 0; k < 2; k++)
+			if (pair[k] >= 0)
+				direction(in, h, pair[k], k == 0, have, rate, line_rate,
+					  plan_calibration_of(p, b->fast_nid), k == 0 ? &b->promote : &b->demote);
+		s->nr_boundaries++;
+	}
+}
+
+void status_build(const struct status_input *in, struct status_history *h,
+		  struct status_snapshot *s)
+{
+	double rate[PLAN_MAX_KDAMONDS] = { 0 }, line_rate[PLAN_MAX_KDAMONDS] = { 0 };
+	bool have[PLAN_MAX_KDAMONDS] = { false };
+	const struct topology *t = in->topo;
+
+	memset(s, 0, sizeof(*s));
+	s->state = in->state;
+	snprintf(s->detail, sizeof(s->detail), "%s", in->detail ? in->detail : "");
+	s->realtime_usec = in->realtime_usec;
+	s->pid = in->pid;
+	if (in->feat)
+		features_format(in->feat, s->features, sizeof(s->features));
+	s->numa_balancing = in->numa_balancing;
+	s->damon_stat_paused = in->rec && in->rec->paused_damon_stat;
+	s->repairs_total = in->repairs;
+	s->errors_total = in->errors;
+	for (unsigned i = 0; t && in->tiers && i < t->nr_nodes && i < TOPO_MAX_NODES; i++) {
+		if (in->tiers->rank[i] < 0)
+			continue;
+		s->nodes[s->nr_nodes].nid = t->nodes[i].nid;
+		s->nodes[s->nr_nodes].rank = in->tiers->rank[i];
+		s->nodes[s->nr_nodes].has_cpu = t->nodes[i].has_cpu;
+		s->nodes[s->nr_nodes].total = t->nodes[i].mem_total;
+		s->nodes[s->nr_nodes].free = t->nodes[i].mem_free;
+		s->nr_nodes++;
+	}
+	if (!in->plan || !in->rec)
+		return;
+	for (unsigned i = 0; i < in->plan->nr_kdamonds; i++)
+		have[i] = sample(in, h, i, &rate[i], &line_rate[i]);
+	boundaries(in, h, have, rate, line_rate, s);
 }

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "owner.h"
 #include "status_cmd.h"
 
 static volatile sig_atomic_t stop;
@@ -23,30 +23,13 @@ static void on_sigint(int sig)
 	stop = 1;
 }
 
-/* The daemon holds an exclusive flock on state_dir/lock while it runs. */
-static bool daemon_alive(const char *state_dir)
-{
-	char path[300];
-	bool alive = false;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/lock", state_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
-		alive = true;
-	close(fd);
-	return alive;
-}
-
 static int show(const char *state_dir, bool json, uint64_t interval_us)
 {
 	char path[300], buf[65536];
 	struct stat st;
 	size_t n;
 	FILE *f;
-	bool alive = daemon_alive(state_dir);
+	bool alive = owner_lock_held(state_dir);
 	time_t age;
 
 	snprintf(path, sizeof(path), "%s/%s", state_dir, json ? "status.json" : "status.txt");

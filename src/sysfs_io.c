@@ -19,16 +19,6 @@
 #include "parse.h"
 #include "sysfs_io.h"
 
-static struct io_hooks hooks;
-
-void io_set_hooks(const struct io_hooks *h)
-{
-	if (h)
-		hooks = *h;
-	else
-		hooks = (struct io_hooks) { 0 };
-}
-
 /* The root is the anchor; "/x" and "x" mean the same file below it, and ""
  * or "/" mean the root itself. */
 static const char *rel(const char *path)
@@ -112,18 +102,12 @@ out:
 	return r;
 }
 
-int io_read(int root, const char *path, char *buf, size_t size)
+int io_file_read(int root, const char *path, char *buf, size_t size)
 {
 	const char *p = rel(path);
-	int r;
 
 	if (!p || !buf || size == 0 || size > INT32_MAX)
 		return -EINVAL;
-	if (hooks.read) {
-		r = hooks.read(root, p, buf, size, hooks.userdata);
-		if (r != 1)
-			return r;
-	}
 	return read_file(root, p, buf, size);
 }
 
@@ -217,7 +201,7 @@ int io_read_s64(int root, const char *path, int64_t *ret)
 	return parse_s64(buf, ret);
 }
 
-int io_write_raw(int root, const char *path, const char *value)
+int io_file_write(int root, const char *path, const char *value)
 {
 	const char *p = rel(path);
 	size_t len;
@@ -244,17 +228,6 @@ int io_write_raw(int root, const char *path, const char *value)
 		r = -EIO;
 	close(fd);
 	return r;
-}
-
-int io_write(int root, const char *path, const char *value)
-{
-	const char *p = rel(path);
-
-	if (!p || !value)
-		return -EINVAL;
-	if (hooks.write)
-		return hooks.write(root, p, value, hooks.userdata);
-	return io_write_raw(root, p, value);
 }
 
 int io_writef(int root, const char *path, const char *fmt, ...)

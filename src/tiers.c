@@ -13,6 +13,7 @@
 #include "tiers.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -194,5 +195,28 @@ int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_
 	}
 
 	*ret = m;
+	return 0;
+}
+
+int tiers_describe(const struct topology *t, const struct tier_map *m, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	if (size == 0)
+		return -ENOBUFS;
+	buf[0] = '\0';
+	for (unsigned i = 0; t && i < t->nr_nodes; i++) {
+		const struct numa_node *n = &t->nodes[i];
+		int k;
+
+		if (m->rank[i] < 0)
+			continue;
+		k = snprintf(buf + off, size - off, "%snode%d: tier %d%s, %" PRIu64 " MiB",
+			     off ? "; " : "", n->nid, m->rank[i], n->has_cpu ? "" : " (CPU-less)",
+			     n->mem_total >> 20);
+		if (k < 0 || (size_t)k >= size - off)
+			return -ENOBUFS;
+		off += (size_t)k;
+	}
 	return 0;
 }

@@ -79,7 +79,6 @@ struct fake_damon {
 	ino_t ino;
 	enum fake_profile profile;
 	struct feat f;
-	struct io_hooks hooks;
 	struct fake_kd *kds;
 	unsigned nr_kds;
 	int64_t next_pid;
@@ -1419,7 +1418,7 @@ static int hook_write(int root, const char *path, const char *value, void *userd
 		goto out;
 	}
 	if (!is_our_root(fk, root))
-		return io_write_raw(root, path, value);
+		return io_file_write(root, path, value);
 
 	/* sysfs_streq and kstrto* both tolerate one trailing newline. */
 	len = strlen(value);
@@ -1434,7 +1433,7 @@ static int hook_write(int root, const char *path, const char *value, void *userd
 	else if (module_enabled_path(path, name, sizeof(name)))
 		r = module_write(fk, path, name, v);
 	else
-		r = io_write_raw(root, path, value);
+		r = io_file_write(root, path, value);
 out:
 	/* Kept for fake_damon_last_result(). */
 	idx = kdamond_of(path, &rest);
@@ -1472,6 +1471,31 @@ static int hook_read(int root, const char *path, char *buf, size_t size, void *u
 		copy_effective(fk, (unsigned)idx);
 	}
 	return 1;
+}
+
+/* ---- the I/O seams (sysfs_io.h): the unit tests' binding ---- */
+
+/* The fake installed by fake_damon_new(); none: plain files. */
+static struct fake_damon *active;
+
+int io_write(int root, const char *path, const char *value)
+{
+	if (!path || !value)
+		return -EINVAL;
+	if (!active)
+		return io_file_write(root, path, value);
+	return hook_write(root, path, value, active);
+}
+
+int io_read(int root, const char *path, char *buf, size_t size)
+{
+	if (active && path && buf && size > 0) {
+		int r = hook_read(root, path, buf, size, active);
+
+		if (r != 1)
+			return r;
+	}
+	return io_file_read(root, path, buf, size);
 }
 
 /* ---- public API ---- */
@@ -1520,8 +1544,7 @@ struct fake_damon *fake_damon_new(const char *root_dir, enum fake_profile profil
 		}
 	}
 
-	fk->hooks = (struct io_hooks) { .write = hook_write, .read = hook_read, .userdata = fk };
-	io_set_hooks(&fk->hooks);
+	active = fk;
 	return fk;
 }
 
@@ -1529,7 +1552,8 @@ void fake_damon_free(struct fake_damon *fd)
 {
 	if (!fd)
 		return;
-	io_set_hooks(NULL);
+	if (active == fd)
+		active = NULL;
 	fake_damon_reset_counts(fd);
 	fake_damon_clear_faults(fd);
 	for (size_t i = 0; i < fd->nr_kw; i++) {

@@ -2,8 +2,9 @@
 #pragma once
 /*
  * A fake DAMON sysfs that behaves like the kernel's, on a real directory tree
- * (e.g. a copy of tests/fixtures/vm-2node).  It hooks sysfs_io (io_set_hooks)
- * so the code under test does plain io_write()/io_read() calls:
+ * (e.g. a copy of tests/fixtures/vm-2node).  It is the unit tests' binding of
+ * the I/O seams io_write()/io_read() (sysfs_io.h), so the code under test
+ * runs unchanged:
  *
  *  - writing kdamonds/nr_kdamonds, contexts/nr_contexts, targets/nr_targets,
  *    regions/nr_regions, schemes/nr_schemes, goals/nr_goals, * /nr_filters,
@@ -46,7 +47,7 @@
  *    (Y while a sysfs kdamond runs -> -EBUSY, like the exclusive start);
  *  - faults can be injected per path suffix.  Every write the code under test
  *    issues is counted, including ones answered with an injected fault.
- * Paths outside these are written with io_write_raw().  Calls on another
+ * Paths outside these are written with io_file_write().  Calls on another
  * root than the one given to fake_damon_new() are passed through untouched.
  */
 #include <stdbool.h>
@@ -64,9 +65,11 @@ struct fake_damon;
  * with nr_kdamonds 0 if it does not exist, and sys/module/damon_stat/parameters/enabled
  * per profile (6.17/7.3 have damon_stat, enabled=N unless set).  Kdamonds
  * already in the tree whose state reads "on" count as running (foreign).
- * Hooks io.  Aborts on a tree it cannot set up. */
+ * Takes over the seams until fake_damon_free().  Aborts on a tree it cannot
+ * set up. */
 struct fake_damon *fake_damon_new(const char *root_dir, enum fake_profile profile);
-/* Unhook and free (does not remove the tree). NULL is fine. */
+/* Give the seams back to the files and free (does not remove the tree).
+ * NULL is fine. */
 void fake_damon_free(struct fake_damon *fd);
 
 /* Inject: the next `count` writes (or reads, if read=true) of a path ending

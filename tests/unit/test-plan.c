@@ -9,49 +9,9 @@
 #include <string.h>
 
 #include "plan.h"
+#include "testutil.h"
 
 #define MiB (1024ull * 1024)
-
-static const struct damon_features feat_617 = {
-	.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,
-	.quota_goals = true, .goal_metric = true, .effective_bytes = true, .node_metrics = true,
-	.intervals_goal = true, .ops_filters = true, .filters = true, .filter_allow = true,
-	.young_filter = true, .refresh_ms = true,
-};
-
-static const struct damon_features feat_612 = {
-	.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,
-	.quota_goals = true, .goal_metric = true, .effective_bytes = true,
-	.filters = true, .young_filter = true,
-};
-
-/* The QEMU VM: node0 476 MiB with CPUs, node1 515 MiB CPU-less. */
-static void vm_topology(struct topology *t, struct tier_map *m)
-{
-	memset(t, 0, sizeof(*t));
-	t->nr_nodes = 2;
-	t->nodes[0] = (struct numa_node){ .nid = 0, .has_cpu = true, .has_memory = true,
-					  .mem_total = 476 * MiB, .mem_free = 200 * MiB, .tier = 4,
-					  .nr_ranges = 2, .have_wmarks = true,
-					  .wmark_min = 22 * MiB, .wmark_low = 27 * MiB,
-					  .wmark_high = 33 * MiB };
-	t->nodes[0].ranges[0] = (struct addr_range){ 0x0, 0x8000000 };
-	t->nodes[0].ranges[1] = (struct addr_range){ 0x10000000, 0x20000000 };
-	t->nodes[1] = (struct numa_node){ .nid = 1, .has_memory = true, .mem_total = 515 * MiB,
-					  .mem_free = 500 * MiB, .tier = 56, .nr_ranges = 1 };
-	t->nodes[1].ranges[0] = (struct addr_range){ 0x20000000, 0x40000000 };
-	t->distance[0][0] = t->distance[1][1] = 10;
-	t->distance[0][1] = t->distance[1][0] = 20;
-	memset(m, 0, sizeof(*m));
-	m->nr_tiers = 2;
-	m->rank[0] = 0;
-	m->rank[1] = 1;
-	m->from_kernel = true;
-	m->nr_promote = 1;
-	m->promote[0] = (struct migration_pair){ 1, 0 };
-	m->nr_demote = 1;
-	m->demote[0] = (struct migration_pair){ 0, 1 };
-}
 
 static struct plan P;
 
@@ -70,9 +30,9 @@ static void test_vm_defaults_617(void **state)
 	struct config c;
 	char err[256] = "";
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init_kernel_tuner(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.nr_kdamonds, 2);
 
 	/* Demote first: it makes room. */
@@ -138,12 +98,12 @@ static void test_big_node_keeps_seed_goals(void **state)
 	struct config c;
 	char err[256];
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	/* 256 GiB DRAM node with 0.8% high watermarks (e.g. a raised watermark_scale_factor). */
 	t.nodes[0].mem_total = 256 * 1024 * MiB;
 	t.nodes[0].wmark_high = 2048 * MiB;
 	config_init_kernel_tuner(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	/* 20 MiB per 100 ms window: the rate of the seed's 200 MiB per second. */
 	assert_int_equal(P.kd[1].scheme.quota_bytes, 20 * MiB);
 	/* (2048 + 20) MiB of 256 GiB = 79 bp > 50: the watermarks still win. */
@@ -151,7 +111,7 @@ static void test_big_node_keeps_seed_goals(void **state)
 	assert_int_equal(P.calib[0].eff_used_bp, 9941);
 	/* 0.1% watermarks: the seed's 50/9970 stand. */
 	t.nodes[0].wmark_high = 256 * MiB;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.calib[0].eff_free_bp, 50);
 	assert_int_equal(P.calib[0].eff_used_bp, 9970);
 }
@@ -163,14 +123,14 @@ static void test_pinned_values_are_kept(void **state)
 	struct config c;
 	char err[256];
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init_kernel_tuner(&c);
 	c.promote_used.automatic = false;
 	c.demote_free.automatic = false;
 	c.set_mask |= 1ull << CONFIG_KEY_QUOTA_RESET_INTERVAL | 1ull << CONFIG_KEY_QUOTA_SIZE |
 		      1ull << CONFIG_KEY_QUOTA_APPLY_INTERVAL |
 		      1ull << CONFIG_KEY_MONITORING_MAX_SAMPLE_INTERVAL;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.kd[0].scheme.goal.target_value, 50);
 	assert_int_equal(P.kd[1].scheme.goal.target_value, 9970);
 	assert_int_equal(P.kd[1].scheme.quota_reset_ms, 1000);
@@ -186,9 +146,9 @@ static void test_612_fallbacks(void **state)
 	struct config c;
 	char err[256];
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init_kernel_tuner(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_612, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_612, &c, &P, err, sizeof(err)), 0);
 	/* No node metrics: the daemon feeds user_input goals. */
 	assert_int_equal(P.kd[0].scheme.goal.metric, GOAL_USER_INPUT);
 	assert_int_equal(P.kd[0].scheme.goal.user_metric, GOAL_NODE_MEM_FREE_BP);
@@ -207,7 +167,7 @@ static void test_three_tiers_and_sockets(void **state)
 	struct config c;
 	char err[256];
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	t.nr_nodes = 3;
 	t.nodes[2] = t.nodes[1];
 	t.nodes[2].nid = 2;
@@ -217,7 +177,7 @@ static void test_three_tiers_and_sockets(void **state)
 	m.nr_demote = 2;
 	m.demote[1] = (struct migration_pair){ 1, 2 };
 	config_init_kernel_tuner(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.nr_kdamonds, 4);
 	/* Two fast nodes with goals: node0 and node1 (the middle tier). */
 	assert_int_equal(P.nr_calib, 2);
@@ -237,22 +197,22 @@ static void test_errors(void **state)
 	char err[256] = "";
 	struct plan sentinel;
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init(&c);
 	t.nodes[1].nr_ranges = 0;
 	memset(&P, 0x5a, sizeof(P));
 	memcpy(&sentinel, &P, sizeof(P));
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), -ENODATA);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), -ENODATA);
 	assert_non_null(strstr(err, "node1 has no memory block links"));
 	assert_memory_equal(&P, &sentinel, sizeof(P));
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	m.nr_promote = m.nr_demote = 0;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), -ENODEV);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), -ENODEV);
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	t.nodes[1].nr_ranges = PLAN_MAX_RANGES + 1;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), -E2BIG);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), -E2BIG);
 	assert_non_null(strstr(err, "address ranges"));
 }
 
@@ -264,10 +224,10 @@ static void test_hash_and_equal(void **state)
 	char err[256];
 	static struct plan a, b;
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init_kernel_tuner(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &a, err, sizeof(err)), 0);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &a, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &b, err, sizeof(err)), 0);
 	assert_true(plan_hash(&a) == plan_hash(&b));
 	assert_true(plan_kdamond_equal(&a.kd[0], &b.kd[0]));
 	/* current_value is fed at runtime and is not part of the plan's identity. */
@@ -291,10 +251,10 @@ static void test_vm_defaults_daemon_tuner(void **state)
 	char err[256] = "";
 	static struct plan b;
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init(&c);
 	assert_int_equal(c.quota_tuner, QUOTA_TUNER_DAEMON);
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	const struct plan_kdamond *d = &P.kd[0], *p = &P.kd[1];
 	const struct plan_calibration *cal = &P.calib[0];
 
@@ -311,13 +271,14 @@ static void test_vm_defaults_daemon_tuner(void **state)
 	assert_int_equal(cal->eff_used_bp, 9228);
 	assert_true(cal->levels.floor < cal->levels.target);
 	assert_int_equal(cal->levels.target, 476 * MiB / 10000 * 1006 + 476 * MiB % 10000 * 1006 / 10000);
-	/* node0 has 200 MiB free, far above the target: no demotion, and
-	 * promotion may use what is above the floor, capped per window. */
+	/* The quota itself is the controller's, set at run time from the free
+	 * memory it observes (test-decide.c: test_apply_daemon_quotas): the
+	 * plan holds a stopped scheme until then. */
 	assert_int_equal(d->scheme.quota_bytes, QCTL_STOP_BYTES);
-	assert_int_equal(p->scheme.quota_bytes, 476 * MiB / 32);
+	assert_int_equal(p->scheme.quota_bytes, QCTL_STOP_BYTES);
 
 	/* The controller's value is not the plan's identity; the cap is. */
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &b, err, sizeof(err)), 0);
 	b.kd[1].scheme.quota_bytes = 12345;
 	assert_true(plan_kdamond_equal(&P.kd[1], &b.kd[1]));
 	assert_true(plan_hash(&P) == plan_hash(&b));
@@ -327,16 +288,16 @@ static void test_vm_defaults_daemon_tuner(void **state)
 	/* ...unless pinned. */
 	c.demote_max_accesses = 0;
 	c.set_mask |= UINT64_C(1) << CONFIG_KEY_DEMOTE_MAX_ACCESSES;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &b, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.kd[0].scheme.nr_accesses_max, 0);
 
 	/* A pinned low free goal keeps the seed's overlap: 9970 + 50. */
 	c.demote_free = (struct goal_setting){ .automatic = false, .bp = 50 };
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.calib[0].eff_used_bp, 9970);
 	/* On 6.12 too: no goals, the same controller. */
 	config_init(&c);
-	assert_int_equal(plan_build(&t, &m, &feat_612, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_612, &c, &P, err, sizeof(err)), 0);
 	assert_false(P.kd[0].scheme.goal.enabled);
 	assert_true(P.kd[0].scheme.daemon_quota);
 }
@@ -350,12 +311,12 @@ static void test_sample_interval_stays_in_tuning_bounds(void **state)
 
 	/* A 200 ms start with the auto 100 ms window: the kernel would reject
 	 * sample_us > max_sample_us, so the cap yields to the start value. */
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init(&c);
 	c.sample_us = 200000;
 	c.aggr_us = 2000000;
 	c.min_sample_us = 150000;
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.kd[0].sample_us, 200000);
 	assert_true(P.kd[0].ig_min_sample_us <= P.kd[0].sample_us);
 	assert_true(P.kd[0].sample_us <= P.kd[0].ig_max_sample_us);
@@ -368,10 +329,10 @@ static void test_demote_min_age(void **state)
 	struct config c;
 	char err[256];
 
-	vm_topology(&t, &m);
+	tu_vm_topology(&t, &m);
 	config_init(&c);
 	c.demote_min_age_us = 3000000; /* 3 s at 100 ms aggregation = 30 aggregations */
-	assert_int_equal(plan_build(&t, &m, &feat_617, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.kd[0].scheme.age_min, 30);
 }
 

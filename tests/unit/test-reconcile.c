@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The reconciler's state machine end to end against the fake kernel. */
+/*
+ * The reconciler end to end against the fake kernel: observe, decide and
+ * act wired together, with the kernel's answers.  What each decision is,
+ * case by case, is table-tested without any filesystem in test-decide.c.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exit_codes.h"
 #include "fake_damon.h"
+#include "quota_ctl.h"
 #include "reconcile.h"
 #include "sysfs_io.h"
 #include "testutil.h"
@@ -24,12 +30,20 @@ struct env {
 	char *dir, *state, *conf;
 	int root;
 	struct fake_damon *fd;
-	struct reconciler rc;
+	struct reconciler *rc;
 	uint64_t now;
 };
 
 static void no_sleep(uint64_t usec, void *ud)
 {
+}
+
+static void reconciler_open(struct env *e, const struct config *c)
+{
+	const struct reconcile_options o = { .root = e->root, .config_path = e->conf };
+
+	assert_int_equal(reconcile_new(&o, c, &e->rc), 0);
+	reconcile_set_sleep(e->rc, no_sleep, NULL);
 }
 
 static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, const char *conf_text)
@@ -49,8 +63,7 @@ static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, 
 	if (asprintf(&e->conf, "%s/damon-tierd.conf", e->state) < 0)
 		fail();
 	assert_int_equal(config_load(e->conf, &c, &err), 0);
-	assert_int_equal(reconcile_init(&e->rc, e->root, e->conf, &c), 0);
-	e->rc.io.sleep_us = no_sleep;
+	reconciler_open(e, &c);
 	e->now = 1000 * SEC;
 	return e;
 }
@@ -59,6 +72,9 @@ static struct env *env_new(enum fake_profile prof)
 {
 	return env_new_fixture("vm-2node", prof, NULL);
 }
+
+/* Periods far apart, so that a test sees the controller's ticks alone. */
+#define QUIET "interval = 10min\nstatus_interval = 10min\nverify_interval = 10min\n"
 
 /* The goal tests: DAMON's own goal tuner. */
 #define KERNEL_TUNER "[quota]\ntuner = kernel\n"
@@ -69,7 +85,7 @@ static struct env *env_new_kernel(enum fake_profile prof)
 
 static void env_free(struct env *e)
 {
-	reconcile_free(&e->rc);
+	reconcile_free(e->rc);
 	fake_damon_free(e->fd);
 	close(e->root);
 	tu_rmtree(e->dir);
@@ -83,9 +99,37 @@ static void env_free(struct env *e)
 /* Run the machine like the event loop does, advancing fake time. */
 static void run(struct env *e, unsigned steps)
 {
-	for (unsigned i = 0; i < steps && e->rc.state != RC_DONE; i++)
-		e->now += reconcile_step(&e->rc, e->now);
+	for (unsigned i = 0; i < steps && reconcile_state(e->rc) != RC_DONE; i++)
+		e->now += reconcile_step(e->rc, e->now);
 }
+
+/* Run for the time of n periods (daemon.interval), every timer on time. */
+static void run_periods(struct env *e, unsigned n)
+{
+	uint64_t end = e->now + n * reconcile_config(e->rc)->interval_us;
+
+	while (e->now < end && reconcile_state(e->rc) != RC_DONE) {
+		uint64_t d = reconcile_step(e->rc, e->now);
+
+		e->now += d < end - e->now || d == 0 ? d : end - e->now;
+		if (d == 0)
+			break;
+	}
+	if (reconcile_state(e->rc) != RC_DONE)
+		(void)reconcile_step(e->rc, e->now);
+}
+
+/* The quota controller's next tick, and only that when the periods are
+ * far apart (QUIET). */
+static void control_tick(struct env *e)
+{
+	e->now += QCTL_TICK_US;
+	(void)reconcile_step(e->rc, e->now);
+}
+
+#define STATE(e) reconcile_state((e)->rc)
+#define RT(e) reconcile_runtime((e)->rc)
+#define EXIT_CODE(e) reconcile_exit_code((e)->rc)
 
 static void test_start_runs_plan(void **state)
 {
@@ -93,7 +137,7 @@ static void test_start_runs_plan(void **state)
 
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(fake_damon_running(e->fd, 0));
 	assert_true(fake_damon_running(e->fd, 1));
 	assert_true(tu_log_contains("found 2 memory tiers"));
@@ -125,8 +169,8 @@ static void test_start_runs_plan(void **state)
 	unsigned commits = fake_damon_count(e->fd, "commit");
 	unsigned stats0 = fake_damon_count_kdamond(e->fd, 0, "update_schemes_stats");
 	unsigned stats1 = fake_damon_count_kdamond(e->fd, 1, "update_schemes_stats");
-	run(e, 4);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	run_periods(e, 4);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
 	/* refresh_ms on 6.17 may never reach one of them: each is also
 	 * refreshed by command in turn, once every two periods. */
@@ -134,10 +178,10 @@ static void test_start_runs_plan(void **state)
 	assert_int_equal(fake_damon_count_kdamond(e->fd, 1, "update_schemes_stats"), stats1 + 2);
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
 
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
-	assert_int_equal(e->rc.state, RC_DONE);
-	assert_int_equal(e->rc.exit_code, EXIT_OK);
+	assert_int_equal(STATE(e), RC_DONE);
+	assert_int_equal(EXIT_CODE(e), EXIT_OK);
 	assert_false(fake_damon_running(e->fd, 0));
 	assert_false(fake_damon_running(e->fd, 1));
 	assert_false(tu_exists(e->state, "owner"));
@@ -158,13 +202,13 @@ static void test_arm_failure_repaired(void **state)
 	fake_damon_fail(e->fd, "kdamonds/0/state=commit", false, EINVAL, 1);
 	tu_log_capture_start();
 	run(e, 3);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(fake_damon_running(e->fd, 0));
 	assert_false(fake_damon_unlimited_first_pass(e->fd, 0));
 	assert_true(tu_log_contains("cannot arm kdamond 0's scheme"));
 	assert_true(tu_log_contains("re-committed the plan to kdamond 0 (armed its scheme)"));
 	assert_false(tu_log_contains("re-committed the plan to kdamond 1"));
-	assert_false(e->rc.disarmed[0]);
+	assert_false(RT(e)->kd[0].disarmed);
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
 	tu_log_capture_stop();
 	env_free(e);
@@ -178,7 +222,7 @@ static void test_kdamond_found_off_is_restarted(void **state)
 	int64_t old = fake_damon_pid(e->fd, 1);
 	fake_damon_kill(e->fd, 1);
 	tu_log_capture_start();
-	run(e, 2);
+	run_periods(e, 2);
 	assert_true(fake_damon_running(e->fd, 1));
 	assert_true(fake_damon_pid(e->fd, 1) != old);
 	assert_false(fake_damon_unlimited_first_pass(e->fd, 1));
@@ -194,17 +238,18 @@ static void test_drift_is_recommitted(void **state)
 
 	run(e, 1);
 	unsigned commits = fake_damon_count(e->fd, "commit");
-	uint64_t verify_at = e->rc.next_verify_usec;
+	const struct config *c = reconcile_config(e->rc);
+	/* run() stopped one period after the start, where the first
+	 * verify_interval began. */
+	unsigned before = (unsigned)(c->verify_interval_us / c->interval_us) - 2;
 
 	tu_write(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/target_value", "1");
 	tu_log_capture_start();
 	/* Liveness every period, the full read-back every verify_interval. */
-	assert_true(verify_at >= e->now + e->rc.cfg.verify_interval_us - e->rc.cfg.interval_us);
-	while (e->now + e->rc.cfg.interval_us < verify_at)
-		run(e, 1);
+	assert_true(before >= 1);
+	run_periods(e, before);
 	assert_false(tu_log_contains("parameters drifted"));
-	while (e->now <= verify_at + e->rc.cfg.interval_us)
-		run(e, 1);
+	run_periods(e, 2);
 	assert_true(tu_log_contains("kdamond 0 parameters drifted"));
 	assert_true(tu_log_contains("quotas/goals/0/target_value is \"1\""));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
@@ -228,7 +273,7 @@ static void test_foreign_kdamond_blocks(void **state)
 
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_BLOCKED);
+	assert_int_equal(STATE(e), RC_BLOCKED);
 	char needle[128];
 	snprintf(needle, sizeof(needle), "kdamond 0 (pid %lld) is running and was not started by damon-tierd",
 		 (long long)pid);
@@ -236,14 +281,14 @@ static void test_foreign_kdamond_blocks(void **state)
 	assert_true(tu_log_contains("retrying in 1 s"));
 	/* Still blocked after the backoff, with a longer one; never resized. */
 	run(e, 2);
-	assert_int_equal(e->rc.state, RC_BLOCKED);
+	assert_int_equal(STATE(e), RC_BLOCKED);
 	assert_true(tu_log_contains("retrying in 2 s"));
 	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), nrw);
 	assert_true(fake_damon_running(e->fd, 0));
 	assert_int_equal(fake_damon_pid(e->fd, 0), pid);
 
 	/* Stop must leave the foreign kdamond alone. */
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
 	assert_true(fake_damon_running(e->fd, 0));
 	tu_log_capture_stop();
@@ -256,14 +301,14 @@ static void test_damon_stat_paused_and_restored(void **state)
 
 	fake_damon_set_module(e->fd, "damon_stat", true);
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
 	assert_string_equal(v, "N");
 	free(v);
 	char *rec = tu_read(e->state, "owner");
 	assert_non_null(strstr(rec, "paused_damon_stat=1"));
 	free(rec);
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
 	v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
 	assert_string_equal(v, "Y");
@@ -278,7 +323,7 @@ static void test_damon_stat_keep_blocks(void **state)
 	fake_damon_set_module(e->fd, "damon_stat", true);
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_BLOCKED);
+	assert_int_equal(STATE(e), RC_BLOCKED);
 	assert_true(tu_log_contains("damon_stat = keep"));
 	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
 	assert_string_equal(v, "Y");
@@ -294,8 +339,8 @@ static void test_damon_reclaim_refused(void **state)
 	fake_damon_set_module(e->fd, "damon_reclaim", true);
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_DONE);
-	assert_int_equal(e->rc.exit_code, EXIT_CONFLICT);
+	assert_int_equal(STATE(e), RC_DONE);
+	assert_int_equal(EXIT_CODE(e), EXIT_CONFLICT);
 	assert_true(tu_log_contains("/sys/module/damon_reclaim/parameters/enabled"));
 	char *v = tu_read(e->dir, "sys/module/damon_reclaim/parameters/enabled");
 	assert_string_equal(v, "Y");
@@ -310,8 +355,8 @@ static void test_nothing_to_tier(void **state)
 
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_DONE);
-	assert_int_equal(e->rc.exit_code, EXIT_NOTHING_TO_TIER);
+	assert_int_equal(STATE(e), RC_DONE);
+	assert_int_equal(EXIT_CODE(e), EXIT_NOTHING_TO_TIER);
 	assert_true(tu_log_contains("nothing to tier"));
 	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), 0);
 	tu_log_capture_stop();
@@ -330,9 +375,9 @@ static void test_reload(void **state)
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[quota]\nsize = 12 parsecs\ntuner = kernel\n", e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
 	tu_log_capture_start();
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(tu_log_contains("reload rejected"));
 	assert_true(tu_log_contains("damon-tierd.conf:4"));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
@@ -340,9 +385,9 @@ static void test_reload(void **state)
 	/* Valid: a pinned used goal is committed online, no restart. */
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n[promote]\nused_goal = 85%%\n" KERNEL_TUNER, e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
 	char *v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
@@ -366,9 +411,9 @@ static void test_prometheus_textfile(void **state)
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\nprometheus_textfile = %s/tierd.prom\n", e->state,
 		 e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 2);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	prom = tu_read(e->state, "tierd.prom");
 	assert_non_null(prom);
 	assert_non_null(strstr(prom, "damon_tierd_build_info{version=\""));
@@ -392,9 +437,9 @@ static void test_prometheus_textfile(void **state)
 		 e->state, e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
 	tu_log_capture_start();
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 3);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(tu_log_contains("cannot write the Prometheus textfile"));
 	assert_true(tu_log_contains("nodir/tierd.prom (daemon.prometheus_textfile;"));
 	assert_false(tu_exists(e->state, "tierd.prom"));
@@ -405,11 +450,11 @@ static void test_prometheus_textfile(void **state)
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\nprometheus_textfile = %s/tierd.prom\n", e->state,
 		 e->state);
 	tu_write(e->state, "damon-tierd.conf", text);
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 1);
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
-	assert_int_equal(e->rc.state, RC_DONE);
+	assert_int_equal(STATE(e), RC_DONE);
 	prom = tu_read(e->state, "tierd.prom");
 	assert_non_null(prom);
 	assert_non_null(strstr(prom, "damon_tierd_running 0\n"));
@@ -450,74 +495,77 @@ static uint64_t quota_of(struct env *e, unsigned k)
  */
 static void test_quota_controller(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17, QUIET);
 	const struct qctl_levels *l;
 	unsigned commits;
 	char *v;
 
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/nr_goals");
 	assert_string_equal(v, "0");
 	free(v);
-	l = &e->rc.plan->calib[0].levels;
+	l = &reconcile_plan(e->rc)->calib[0].levels;
 	/* The fixture's node0 is mostly free: promote at the cap, no demotion. */
 	assert_int_equal(quota_of(e, 0), QCTL_STOP_BYTES);
 	assert_int_equal(quota_of(e, 1), l->cap);
 	commits = fake_damon_count(e->fd, "commit");
-	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_TICK_US);
+	control_tick(e);
+	assert_false(RT(e)->ctl_retry);
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits);
 
 	/* Node0 fills to 4 MiB below the free goal: demotion moves the
 	 * deficit over one tick's windows, promotion the band. */
 	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
 	set_node_free_kb(e, 0, free_kb);
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	assert_int_equal(quota_of(e, 0), qctl_align((l->target - ((uint64_t)free_kb << 10) + 9) / 10));
 	assert_int_equal(quota_of(e, 1), qctl_align((l->target - l->floor + 9) / 10));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
 	/* A few pages more: within the hysteresis, nothing committed. */
 	set_node_free_kb(e, 0, (unsigned long)((l->target >> 10) - 4096 - 16));
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
 	/* Below the floor: promotion stops until demotion has made room. */
 	set_node_free_kb(e, 0, (unsigned long)((l->floor >> 10) - 1024));
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	assert_int_equal(quota_of(e, 1), QCTL_STOP_BYTES);
 	/* The controller's writes are not drift. */
 	tu_log_capture_start();
-	run(e, 2);
+	run_periods(e, 2);
 	assert_false(tu_log_contains("drifted"));
 	tu_log_capture_stop();
 
 	/* A reload keeps the controller's value. */
 	uint64_t demote_q = quota_of(e, 0);
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_int_equal(quota_of(e, 0), demote_q);
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
 
 	/* After a crash the next instance adopts, then re-syncs its quotas
 	 * on the first tick even if nothing changed. */
-	crash_and_restart(e, "");
+	crash_and_restart(e, QUIET);
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
 	commits = fake_damon_count(e->fd, "commit");
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 2);
 	assert_int_equal(quota_of(e, 0), demote_q);
 
 	/* A failed commit counts an error, leaves the value as it was and
 	 * retries sooner than a tick: the kernel still runs the old quota. */
 	set_node_free_kb(e, 0, 400000);
-	fake_damon_fail(e->fd, "kdamonds/0/state", false, EINVAL, 1);
-	uint64_t errors = e->rc.errors;
-	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_RETRY_US);
-	assert_int_equal(e->rc.errors, errors + 1);
-	assert_int_equal(e->rc.plan->kd[0].scheme.quota_bytes, demote_q);
-	assert_int_equal(reconcile_control(&e->rc, e->now), QCTL_TICK_US);
+	fake_damon_fail(e->fd, "kdamonds/0/state=commit", false, EINVAL, 1);
+	uint64_t errors = RT(e)->errors;
+	control_tick(e);
+	assert_true(RT(e)->ctl_retry);
+	assert_int_equal(RT(e)->errors, errors + 1);
+	assert_int_equal(RT(e)->kd[0].quota_bytes, demote_q);
+	control_tick(e);
+	assert_false(RT(e)->ctl_retry);
 	assert_int_equal(quota_of(e, 0), QCTL_STOP_BYTES);
 	env_free(e);
 }
@@ -530,7 +578,7 @@ static void test_quota_controller(void **state)
  */
 static void test_quota_controller_yield(void **state)
 {
-	struct env *e = env_new(FAKE_KERNEL_6_17);
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17, QUIET);
 	struct fake_scheme_stats st = {};
 	const struct qctl_levels *l;
 	uint64_t want, band;
@@ -538,14 +586,14 @@ static void test_quota_controller_yield(void **state)
 
 	(void)state;
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
-	l = &e->rc.plan->calib[0].levels;
+	assert_int_equal(STATE(e), RC_RUNNING);
+	l = &reconcile_plan(e->rc)->calib[0].levels;
 	unsigned long free_kb = (unsigned long)((l->target >> 10) - 4096);
 	set_node_free_kb(e, 0, free_kb);
 	want = qctl_align((l->target - ((uint64_t)free_kb << 10) + 9) / 10);
 	band = qctl_align((l->target - l->floor + 9) / 10);
 	/* First tick: nothing measured yet, the quota is the deficit. */
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	assert_int_equal(quota_of(e, 0), want);
 
 	/* 100 MiB tried, 1 MiB demoted in the last tick. */
@@ -553,7 +601,7 @@ static void test_quota_controller_yield(void **state)
 	st.sz_applied = 1ull << 20;
 	fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
 	fake_damon_set_scheme_stats(e->fd, 1, 0, &st);
-	reconcile_control(&e->rc, e->now);
+	control_tick(e);
 	gain = qctl_gain_update(QCTL_GAIN_ONE, 100ull << 20, 1ull << 20, QCTL_DEMOTE_GAIN_MAX);
 	assert_true(gain > QCTL_GAIN_ONE);
 	assert_int_equal(quota_of(e, 0), qctl_gain_apply(want, gain, l->cap));
@@ -568,31 +616,32 @@ static void test_quota_controller_yield(void **state)
 		st.sz_tried += 10ull << 20;
 		st.sz_applied += 10ull << 20;
 		fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
-		reconcile_control(&e->rc, e->now);
+		control_tick(e);
 	}
-	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	assert_int_equal(RT(e)->kd[0].gain, QCTL_GAIN_ONE);
 	/* (within the commit hysteresis of the unscaled quota) */
 	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
 
 	/* Counters back at zero (a restarted kdamond): no measurement, no jump. */
 	st = (struct fake_scheme_stats){};
 	fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
-	reconcile_control(&e->rc, e->now);
-	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	control_tick(e);
+	assert_int_equal(RT(e)->kd[0].gain, QCTL_GAIN_ONE);
 	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
 
 	/* A stats file that cannot be read (gone: ENOENT): an error counted,
 	 * one warning naming the file, the gain kept, the tick goes on. */
-	uint64_t errors = e->rc.errors;
+	uint64_t errors = RT(e)->errors;
 	tu_log_capture_start();
 	fake_damon_fail(e->fd, "kdamonds/0/contexts/0/schemes/0/stats/sz_applied", true, ENOENT, 1);
-	assert_int_equal(reconcile_control(&e->rc, e->now + UINT64_C(3600000000)), QCTL_TICK_US);
+	control_tick(e);
+	assert_false(RT(e)->ctl_retry);
 	if (!tu_log_contains("quota controller: cannot read /sys/kernel/mm/damon/admin/kdamonds/0/"
 			     "contexts/0/schemes/0/stats/sz_applied"))
 		fail_msg("log: %s", tu_log_text());
 	tu_log_capture_stop();
-	assert_int_equal(e->rc.errors, errors + 1);
-	assert_int_equal(e->rc.ctl_gain[0], QCTL_GAIN_ONE);
+	assert_int_equal(RT(e)->errors, errors + 1);
+	assert_int_equal(RT(e)->kd[0].gain, QCTL_GAIN_ONE);
 	assert_false(qctl_should_commit(quota_of(e, 0), want, QCTL_SETTLE_TICKS));
 	env_free(e);
 }
@@ -611,7 +660,7 @@ static void test_reload_rejected_by_kernel(void **state)
 	tu_log_capture_start();
 	/* kdamond 0 commits fine, kdamond 1 is rejected: all or nothing. */
 	fake_damon_fail(e->fd, "kdamonds/1/state=commit", false, EINVAL, 1);
-	reconcile_request_reload(&e->rc);
+	reconcile_request_reload(e->rc);
 	run(e, 1);
 	if (!tu_log_contains("reload: the kernel rejected the new parameters of kdamond 1"))
 		fail_msg("log: %s", tu_log_text());
@@ -625,7 +674,7 @@ static void test_reload_rejected_by_kernel(void **state)
 	v = tu_read(e->dir, ADMIN "1/contexts/0/schemes/0/quotas/goals/0/target_value");
 	assert_string_equal(v, "8977");
 	free(v);
-	assert_true(e->rc.cfg.promote_used.automatic);
+	assert_true(reconcile_config(e->rc)->promote_used.automatic);
 	/* The next periods find nothing drifted. */
 	run(e, 2);
 	assert_false(tu_log_contains("drifted"));
@@ -638,7 +687,7 @@ static void test_user_input_goals_fed_on_612(void **state)
 	struct env *e = env_new_kernel(FAKE_KERNEL_6_12);
 
 	run(e, 2);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(fake_damon_count(e->fd, "commit_schemes_quota_goals") >= 2);
 	/* node0 of the fixture: the value is the free ratio the daemon computed. */
 	char *v = tu_read(e->dir, ADMIN "0/contexts/0/schemes/0/quotas/goals/0/current_value");
@@ -656,7 +705,7 @@ static void test_no_damon_sysfs(void **state)
 	tu_write(e->dir, "sys/devices/system/node/online", "0");
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.exit_code, EXIT_KERNEL);
+	assert_int_equal(EXIT_CODE(e), EXIT_KERNEL);
 	assert_true(tu_log_contains("CONFIG_DAMON_SYSFS"));
 	tu_log_capture_stop();
 	env_free(e);
@@ -685,7 +734,7 @@ static void test_numa_balancing_tiering(void **state)
 	v = tu_read(e->dir, "proc/sys/kernel/numa_balancing");
 	assert_string_equal(v, "1");
 	free(v);
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
 	v = tu_read(e->dir, "proc/sys/kernel/numa_balancing");
 	assert_string_equal(v, "3");
@@ -701,12 +750,11 @@ static void crash_and_restart(struct env *e, const char *conf_extra)
 	char text[512];
 
 	/* No teardown: the process just vanished. */
-	reconcile_free(&e->rc);
+	reconcile_free(e->rc);
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", e->state, conf_extra);
 	tu_write(e->state, "damon-tierd.conf", text);
 	assert_int_equal(config_load(e->conf, &c, &err), 0);
-	assert_int_equal(reconcile_init(&e->rc, e->root, e->conf, &c), 0);
-	e->rc.io.sleep_us = no_sleep;
+	reconciler_open(e, &c);
 }
 
 static void test_restart_adopts_unchanged_plan(void **state)
@@ -719,7 +767,7 @@ static void test_restart_adopts_unchanged_plan(void **state)
 	crash_and_restart(e, "");
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(tu_log_contains("adopted 2 running kdamonds from a previous run"));
 	/* No gap, no duplicates: same kdamonds, never restarted, never resized. */
 	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
@@ -728,7 +776,7 @@ static void test_restart_adopts_unchanged_plan(void **state)
 	assert_int_equal(fake_damon_pid(e->fd, 1), p1);
 	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_kdamonds"), 1);
 	/* damon_stat, paused by the crashed instance, is restored by this one. */
-	reconcile_request_stop(&e->rc);
+	reconcile_request_stop(e->rc);
 	run(e, 2);
 	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
 	assert_string_equal(v, "Y");
@@ -747,7 +795,7 @@ static void test_restart_replaces_changed_plan(void **state)
 	crash_and_restart(e, "[promote]\nused_goal = 80%\n" KERNEL_TUNER);
 	tu_log_capture_start();
 	run(e, 1);
-	assert_int_equal(e->rc.state, RC_RUNNING);
+	assert_int_equal(STATE(e), RC_RUNNING);
 	assert_true(tu_log_contains("do not match the current plan (plan changed); replacing them"));
 	assert_int_equal(fake_damon_count(e->fd, "on"), 4);
 	assert_true(fake_damon_pid(e->fd, 0) != p0);
@@ -771,7 +819,7 @@ static void test_refusal_after_crash_restores_damon_stat(void **state)
 	assert_int_equal(io_write(e->root, ADMIN "1/state", "off"), 0);
 	fake_damon_set_module(e->fd, "damon_reclaim", true);
 	run(e, 1);
-	assert_int_equal(e->rc.exit_code, EXIT_CONFLICT);
+	assert_int_equal(EXIT_CODE(e), EXIT_CONFLICT);
 	char *v = tu_read(e->dir, "sys/module/damon_stat/parameters/enabled");
 	assert_string_equal(v, "Y");
 	free(v);
@@ -803,7 +851,7 @@ static void test_memory_hotplug(void **state)
 	free(v);
 
 	tu_log_capture_start();
-	run(e, 1);
+	run_periods(e, 1);
 	assert_true(tu_log_contains("node memory changed (memory hotplug); re-planning"));
 	assert_true(tu_log_contains("memory hotplug: committed new parameters to kdamond 1"));
 	assert_int_equal(fake_damon_count(e->fd, "commit"), commits + 1);
@@ -817,14 +865,6 @@ static void test_memory_hotplug(void **state)
 	free(v);
 	tu_log_capture_stop();
 	env_free(e);
-}
-
-static void test_backoff(void **state)
-{
-	assert_int_equal(reconcile_backoff_usec(1), 1 * SEC);
-	assert_int_equal(reconcile_backoff_usec(2), 2 * SEC);
-	assert_int_equal(reconcile_backoff_usec(5), 16 * SEC);
-	assert_int_equal(reconcile_backoff_usec(30), 300 * SEC);
 }
 
 int main(void)
@@ -851,7 +891,6 @@ int main(void)
 		cmocka_unit_test(test_restart_replaces_changed_plan),
 		cmocka_unit_test(test_refusal_after_crash_restores_damon_stat),
 		cmocka_unit_test(test_memory_hotplug),
-		cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,11 +6,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "status.h"
+#include "status_sink.h"
 #include "testutil.h"
 
 #define MiB (1024ull * 1024)

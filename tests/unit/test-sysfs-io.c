@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fake_damon.h"
 #include "sysfs_io.h"
 #include "testutil.h"
 
@@ -36,7 +37,6 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	io_set_hooks(NULL);
 	close(e->root);
 	tu_rmtree(e->dir);
 	assert_int_equal(access(e->dir, F_OK), -1);
@@ -195,75 +195,43 @@ static void test_write_errno_passthrough(void **state)
 	(void)state;
 	if (root < 0 || access("/dev/full", W_OK) < 0)
 		skip();
-	assert_int_equal(io_write_raw(root, "full", "on"), -ENOSPC);
+	assert_int_equal(io_file_write(root, "full", "on"), -ENOSPC);
 	close(root);
 }
 
-struct hook_log {
-	char path[256], value[256];
-	int calls, reads;
-};
-
-static int write_hook(int root, const char *path, const char *value, void *ud)
-{
-	struct hook_log *h = ud;
-
-	(void)root;
-	h->calls++;
-	snprintf(h->path, sizeof(h->path), "%s", path);
-	snprintf(h->value, sizeof(h->value), "%s", value);
-	return strcmp(value, "busy") == 0 ? -EBUSY : 0;
-}
-
-static int read_hook(int root, const char *path, char *buf, size_t size, void *ud)
-{
-	struct hook_log *h = ud;
-
-	(void)root;
-	h->reads++;
-	if (strcmp(path, "fake/pid") != 0)
-		return 1;
-	snprintf(buf, size, "%s", "1234");
-	return 4;
-}
-
-static void test_hooks(void **state)
+/* io_read()/io_write() are seams (sysfs_io.h): what io_writef() and
+ * io_read_u64() do goes through whatever binds them -- here the fake
+ * kernel, which turns a write of nr_kdamonds into kdamond directories --
+ * while io_file_write() always writes the file. */
+static void test_seams(void **state)
 {
 	struct env *e = *state;
-	struct hook_log h = { 0 };
-	struct io_hooks hooks = { .write = write_hook, .read = read_hook, .userdata = &h };
-	char buf[32], *v;
+	struct fake_damon *fk;
+	uint64_t v;
+	char *s;
 
 	tu_write(e->dir, "real", "old");
-	io_set_hooks(&hooks);
-
-	assert_int_equal(io_write(e->root, "/real", "new"), 0);
-	assert_int_equal(h.calls, 1);
-	assert_string_equal(h.path, "real");
-	assert_string_equal(h.value, "new");
-	v = tu_read(e->dir, "real");
-	assert_string_equal(v, "old"); /* the hook replaced the write */
-	free(v);
-	assert_int_equal(io_write(e->root, "real", "busy"), -EBUSY);
+	fk = fake_damon_new(e->dir, FAKE_KERNEL_6_17);
+	assert_int_equal(io_writef(e->root, "sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "%d", 2), 0);
+	assert_true(io_exists(e->root, "sys/kernel/mm/damon/admin/kdamonds/1/state"));
+	assert_int_equal(fake_damon_nr_writes(fk, "nr_kdamonds"), 1);
+	/* The fake parses like the kernel: garbage is refused. */
+	assert_int_equal(io_write(e->root, "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "x"), -EINVAL);
+	assert_int_equal(io_read_u64(e->root, "sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", &v), 0);
+	assert_int_equal(v, 2);
+	/* Other files pass through the fake to the tree. */
 	assert_int_equal(io_writef(e->root, "real", "%d", 5), 0);
-	assert_string_equal(h.value, "5");
-
-	assert_int_equal(io_write_raw(e->root, "real", "raw"), 0);
-	assert_int_equal(h.calls, 3);
-	v = tu_read(e->dir, "real");
-	assert_string_equal(v, "raw");
-	free(v);
-
-	assert_int_equal(io_read(e->root, "fake/pid", buf, sizeof(buf)), 4);
-	assert_string_equal(buf, "1234");
-	/* Unhandled reads fall through to the file. */
-	assert_int_equal(io_read(e->root, "real", buf, sizeof(buf)), 3);
-	assert_string_equal(buf, "raw");
-	assert_int_equal(h.reads, 2);
-
-	io_set_hooks(NULL);
+	s = tu_read(e->dir, "real");
+	assert_string_equal(s, "5");
+	free(s);
+	assert_int_equal(io_file_write(e->root, "sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "x"), 0);
+	assert_int_equal(fake_damon_nr_writes(fk, "nr_kdamonds"), 2);
+	fake_damon_free(fk);
+	/* Without a fake, the seams are the files. */
 	assert_int_equal(io_write(e->root, "real", "x"), 0);
-	assert_int_equal(h.calls, 3);
+	s = tu_read(e->dir, "real");
+	assert_string_equal(s, "x");
+	free(s);
 }
 
 static void test_exists(void **state)
@@ -400,7 +368,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_alloc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test(test_write_errno_passthrough),
-		cmocka_unit_test_setup_teardown(test_hooks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_and_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_copy, setup, teardown),

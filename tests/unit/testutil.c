@@ -17,8 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel_features.h"
 #include "log.h"
 #include "testutil.h"
+#include "tiers.h"
+#include "topology.h"
 
 static char *xstrdup(const char *s)
 {
@@ -286,4 +289,46 @@ void tu_log_capture_stop(void)
 	free(cap_buf);
 	cap_buf = NULL;
 	cap_len = cap_size = 0;
+}
+
+#define TU_MiB (1024ull * 1024)
+
+const struct damon_features tu_feat_617 = {
+	.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,
+	.quota_goals = true, .goal_metric = true, .effective_bytes = true, .node_metrics = true,
+	.intervals_goal = true, .ops_filters = true, .filters = true, .filter_allow = true,
+	.young_filter = true, .refresh_ms = true,
+};
+
+const struct damon_features tu_feat_612 = {
+	.sysfs = true, .paddr = true, .migrate = true, .apply_interval = true,
+	.quota_goals = true, .goal_metric = true, .effective_bytes = true,
+	.filters = true, .young_filter = true,
+};
+
+void tu_vm_topology(struct topology *t, struct tier_map *m)
+{
+	memset(t, 0, sizeof(*t));
+	t->nr_nodes = 2;
+	t->nodes[0] = (struct numa_node){ .nid = 0, .has_cpu = true, .has_memory = true,
+					  .mem_total = 476 * TU_MiB, .mem_free = 200 * TU_MiB, .tier = 4,
+					  .nr_ranges = 2, .have_wmarks = true,
+					  .wmark_min = 22 * TU_MiB, .wmark_low = 27 * TU_MiB,
+					  .wmark_high = 33 * TU_MiB };
+	t->nodes[0].ranges[0] = (struct addr_range){ 0x0, 0x8000000 };
+	t->nodes[0].ranges[1] = (struct addr_range){ 0x10000000, 0x20000000 };
+	t->nodes[1] = (struct numa_node){ .nid = 1, .has_memory = true, .mem_total = 515 * TU_MiB,
+					  .mem_free = 500 * TU_MiB, .tier = 56, .nr_ranges = 1 };
+	t->nodes[1].ranges[0] = (struct addr_range){ 0x20000000, 0x40000000 };
+	t->distance[0][0] = t->distance[1][1] = 10;
+	t->distance[0][1] = t->distance[1][0] = 20;
+	memset(m, 0, sizeof(*m));
+	m->nr_tiers = 2;
+	m->rank[0] = 0;
+	m->rank[1] = 1;
+	m->from_kernel = true;
+	m->nr_promote = 1;
+	m->promote[0] = (struct migration_pair){ 1, 0 };
+	m->nr_demote = 1;
+	m->demote[0] = (struct migration_pair){ 0, 1 };
 }

@@ -25,3 +25,13 @@ void tu_log_capture_start(void);
 int tu_log_contains(const char *needle);
 const char *tu_log_text(void);
 void tu_log_capture_stop(void);
+
+/* Pure inputs shared by the planner's and the decisions' tests. */
+struct damon_features;
+struct topology;
+struct tier_map;
+/* What DAMON offers on 6.17 (7.3 adds nothing the daemon uses) and 6.12. */
+extern const struct damon_features tu_feat_617, tu_feat_612;
+/* The QEMU VM: node0 476 MiB with CPUs (200 MiB free, high watermarks
+ * 33 MiB, two ranges), node1 515 MiB CPU-less; its tier map. */
+void tu_vm_topology(struct topology *t, struct tier_map *m);

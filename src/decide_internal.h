@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/* What decide.c and decide_running.c share; not an interface. */
+#include <stdint.h>
+
+#include "decide.h"
+
+/* Append an action of `kind` (zeroed, prio LOG_INFO) and return it. */
+struct action *act(struct decision *d, enum action_kind kind);
+void act_text(struct action *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append an ACT_LOG. */
+void say(struct decision *d, int prio, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* ACT_BLOCK with the next backoff; d->next = RC_BLOCKED. */
+void block(const struct decide_input *in, struct decision *d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Release (unless code is EXIT_OK) and ACT_EXIT; fmt may be NULL; d->next = RC_DONE. */
+void exit_with(const struct decide_input *in, struct decision *d, int code, int prio,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* ACT_STOP for every kdamond of the record, with its recorded pid. */
+void stop_ours(struct decision *d);
+
+uint64_t goal_value(const struct decide_input *in, const struct plan *p, unsigned i);
+uint64_t initial_quota(const struct decide_input *in, const struct plan *p, unsigned i);
+void reset_controller(struct kd_runtime *k);
+/* rt->seen from in->topo_seen. */
+void remember_topology(const struct decide_input *in, struct runtime *rt);
+
+/* decide_running.c */
+void decide_running(const struct decide_input *in, struct decision *d);
+void decide_replan(const struct decide_input *in, struct decision *d);
+void decide_switch(const struct decide_input *in, struct decision *d);

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The decisions while our kdamonds run: every period, restart what was found
+ * off, re-commit what drifted or was never armed, feed user_input goals; every
+ * controller tick, the daemon's quotas; on memory hotplug or reload, switch
+ * to a new plan online.  And decide_settle(), which folds action results
+ * back into the runtime.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "decide.h"
+#include "decide_internal.h"
+#include "exit_codes.h"
+#include "quota_ctl.h"
+
+/* Node memory differs from what the plan was made from: memory hotplug. */
+static bool hotplugged(const struct observation *o, const struct runtime *rt)
+{
+	for (unsigned i = 0; i < rt->nr_seen; i++) {
+		uint64_t total, free;
+
+		if (observe_node_mem(o, rt->seen[i].nid, &total, &free) && total != rt->seen[i].total)
+			return true;
+	}
+	return false;
+}
+
+static void commit(struct decision *d, unsigned i, bool next_plan, uint64_t quota, uint64_t goal)
+{
+	struct action *a = act(d, ACT_COMMIT);
+
+	a->kd = i;
+	a->next_plan = next_plan;
+	a->quota_bytes = quota;
+	a->goal_current = goal;
+}
+
+static void feed_goal(const struct decide_input *in, struct decision *d, unsigned i)
+{
+	const struct plan_goal *g = &in->plan->kd[i].scheme.goal;
+	uint64_t total, free;
+	struct action *a;
+
+	if (!g->enabled || g->metric != GOAL_USER_INPUT ||
+	    !observe_node_mem(in->obs, g->nid, &total, &free))
+		return;
+	a = act(d, ACT_FEED_GOAL);
+	a->kd = i;
+	a->value = goal_value(in, in->plan, i);
+	a->limit = LIMIT_SUPERVISE;
+	snprintf(a->what, sizeof(a->what), "feed kdamond %u's goal current value",
+		 d->rt.rec.first + i);
+}
+
+/* One period: is every kdamond on, with our pid, armed, as planned? */
+static void supervise(const struct decide_input *in, struct decision *d, bool *restarting)
+{
+	const struct observation *o = in->obs;
+	const struct plan *p = in->plan;
+	struct runtime *rt = &d->rt;
+	bool save = false;
+
+	for (unsigned i = 0; i < p->nr_kdamonds && i < o->nr_ours; i++) {
+		const struct obs_ours *k = &o->ours[i];
+		const struct plan_kdamond *kd = &p->kd[i];
+		unsigned idx = rt->rec.first + i;
+		struct action *a;
+
+		if (k->st.err) {
+			rt->errors++;
+			say(d, LOG_WARNING, "cannot read %s: %s", k->failed_path, strerror(-k->st.err));
+			d->a[d->n - 1].limit = LIMIT_SUPERVISE;
+			continue;
+		}
+		if (!k->st.on) {
+			say(d, LOG_WARNING, "kdamond %u (%s node%d -> node%d) was found off (pid %" PRId64
+			    " gone); restarting it", idx, plan_role_name(kd->role), kd->from_nid,
+			    kd->to_nid, rt->rec.pids[i]);
+			rt->rec.pids[i] = -1;
+			a = act(d, ACT_START);
+			a->kd = i;
+			a->restart = true;
+			a->quota_bytes = initial_quota(in, p, i);
+			a->goal_current = goal_value(in, p, i);
+			snprintf(a->what, sizeof(a->what), "restart kdamond %u", idx);
+			act_text(a, "restarted kdamond %u", idx);
+			restarting[i] = true;
+			rt->repaired = true;
+			continue;
+		}
+		if (k->st.pid != rt->rec.pids[i]) {
+			/* Someone else restarted it: it still runs our staged
+			 * plan; adopt the new pid rather than fight. */
+			say(d, LOG_WARNING, "kdamond %u was restarted behind our back (pid %" PRId64
+			    " -> %" PRId64 "); adopting it", idx, rt->rec.pids[i], k->st.pid);
+			rt->rec.pids[i] = k->st.pid;
+			save = true;
+		}
+		if ((o->got & OBS_STATS) && k->stats_err)
+			rt->errors++;
+		feed_goal(in, d, i);
+		/* A disarmed kdamond's files already hold the plan (the
+		 * arming wrote them before its commit failed): no drift to see. */
+		if (rt->kd[i].disarmed) {
+			commit(d, i, false, rt->kd[i].quota_bytes, rt->kd[i].goal_current);
+			a = &d->a[d->n - 1];
+			snprintf(a->what, sizeof(a->what), "re-commit kdamond %u", idx);
+			act_text(a, "re-committed the plan to kdamond %u (armed its scheme)", idx);
+			rt->repaired = true;
+			continue;
+		}
+		if (!(o->got & OBS_VERIFY))
+			continue;
+		if (k->drift == 1) {
+			say(d, LOG_WARNING, "kdamond %u parameters drifted: %s; re-committing the plan", idx,
+			    k->drift_what);
+			commit(d, i, false, rt->kd[i].quota_bytes, rt->kd[i].goal_current);
+			a = &d->a[d->n - 1];
+			snprintf(a->what, sizeof(a->what), "re-commit kdamond %u", idx);
+			act_text(a, "re-committed the plan to kdamond %u", idx);
+			rt->repaired = true;
+		} else if (k->drift < 0) {
+			say(d, LOG_WARNING, "cannot read back %s: %s", k->failed_path, strerror(-k->drift));
+			d->a[d->n - 1].limit = LIMIT_SUPERVISE;
+		}
+	}
+	if (rt->repaired)
+		rt->repairs++;
+	if (rt->repaired || save)
+		act(d, ACT_SAVE_RECORD);
+}
+
+/* The yield gain of kdamond i after this tick's charge counters (copied by
+ * refresh_ms, late on 6.17: counters that did not move keep the gain, and
+ * the next move is measured over the whole span).  A read error or counters
+ * that went back (a restart) only restart the measurement. */
+static unsigned measure_gain(const struct decide_input *in, struct decision *d, unsigned i)
+{
+	const struct obs_ours *k = &in->obs->ours[i];
+	struct kd_runtime *r = &d->rt.kd[i];
+	unsigned max = in->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX
+							    : QCTL_DEMOTE_GAIN_MAX;
+
+	if (k->charge_err) {
+		r->tried = UINT64_MAX;
+		d->rt.errors++;
+		say(d, LOG_WARNING, "quota controller: cannot read %s (%s); kdamond %u's quota keeps its "
+		    "last yield gain", k->failed_path, strerror(-k->charge_err), d->rt.rec.first + i);
+		d->a[d->n - 1].limit = LIMIT_CONTROL;
+		return r->gain;
+	}
+	if (!k->have_charge)
+		return r->gain;
+	if (r->tried != UINT64_MAX && k->tried >= r->tried && k->applied >= r->applied)
+		r->gain = qctl_gain_update(r->gain, k->tried - r->tried, k->applied - r->applied, max);
+	r->tried = k->tried;
+	r->applied = k->applied;
+	return r->gain;
+}
+
+/* The controller's tick (quota_ctl.h): quotas from the fast node's free
+ * memory, scaled by the kernel's yield, committed when they changed enough. */
+static void control(const struct decide_input *in, struct decision *d, const bool *restarting)
+{
+	const struct observation *o = in->obs;
+	const struct plan *p = in->plan;
+	struct runtime *rt = &d->rt;
+
+	if (o->meminfo_err) {
+		rt->errors++;
+		say(d, LOG_WARNING, "quota controller: cannot read the nodes' meminfo: %s",
+		    strerror(-o->meminfo_err));
+		d->a[d->n - 1].limit = LIMIT_CONTROL;
+		return;
+	}
+	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
+		const struct plan_kdamond *kd = &p->kd[i];
+		bool promote = kd->role == ROLE_PROMOTE;
+		int fast = promote ? kd->to_nid : kd->from_nid;
+		const struct plan_calibration *cal = plan_calibration_of(p, fast);
+		struct kd_runtime *r = &rt->kd[i];
+		uint64_t total, free, next;
+		struct qctl_quota q;
+		struct action *a;
+
+		if (!kd->scheme.daemon_quota || restarting[i] || !cal ||
+		    !observe_node_mem(o, fast, &total, &free))
+			continue;
+		qctl_compute(&cal->levels, free, QCTL_TICK_US, &q);
+		next = promote ? q.promote : q.demote;
+		if (kd->refresh_ms > 0)
+			next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);
+		if (r->ticks < UINT32_MAX)
+			r->ticks++;
+		if (r->quota_synced && !qctl_should_commit(r->quota_bytes, next, r->ticks))
+			continue;
+		a = act(d, ACT_SET_QUOTA);
+		a->kd = i;
+		a->value = next;
+		a->limit = LIMIT_CONTROL;
+		a->prio = LOG_DEBUG;
+		snprintf(a->what, sizeof(a->what), "commit kdamond %u's quota", rt->rec.first + i);
+		act_text(a, "quota controller: kdamond %u (%s) %" PRIu64 " -> %" PRIu64 " bytes per "
+			 "window (node%d free %" PRIu64 " MiB)", rt->rec.first + i,
+			 plan_role_name(kd->role), r->quota_bytes, next, fast, free >> 20);
+	}
+}
+
+void decide_running(const struct decide_input *in, struct decision *d)
+{
+	const struct runtime *prev = in->rt;
+	bool restarting[PLAN_MAX_KDAMONDS] = { false };
+
+	/* The last tick's repairs all went through: the backoff starts over. */
+	if (prev->repaired && !prev->repair_failed)
+		d->rt.attempts = 0;
+	d->rt.repaired = d->rt.repair_failed = false;
+	d->rt.ctl_retry = false;
+	d->next = RC_RUNNING;
+	if (in->period_due) {
+		if (hotplugged(in->obs, prev)) {
+			d->next = RC_REPLAN;
+			return;
+		}
+		supervise(in, d, restarting);
+	}
+	if (in->control_due)
+		control(in, d, restarting);
+}
+
+void decide_replan(const struct decide_input *in, struct decision *d)
+{
+	const struct observation *o = in->obs;
+
+	d->next = RC_RUNNING;
+	if (o->topo_err) {
+		say(d, LOG_WARNING, "memory changed, but the topology cannot be read: %s (%s)", o->topo_why,
+		    strerror(-o->topo_err));
+		return;
+	}
+	/* Whatever comes of it, this memory layout has been dealt with. */
+	remember_topology(in, &d->rt);
+	if (o->tiers_err == -ENODEV) {
+		/* Our kdamonds would watch memory that is gone. */
+		exit_with(in, d, EXIT_NOTHING_TO_TIER, LOG_NOTICE, "memory hotplug left nothing to tier "
+			  "(%s); stopping our kdamonds and exiting", o->topo_why);
+		return;
+	}
+	if (o->tiers_err) {
+		say(d, LOG_WARNING, "memory changed, but the tiers cannot be rebuilt: %s (%s)", o->topo_why,
+		    strerror(-o->tiers_err));
+		return;
+	}
+	if (in->plan_err) {
+		say(d, LOG_ERR, "memory changed, but it cannot be planned: %s (%s)",
+		    in->plan_why ? in->plan_why : "", strerror(-in->plan_err));
+		return;
+	}
+	say(d, LOG_NOTICE, "node memory changed (memory hotplug); re-planning");
+	d->next = RC_SWITCH;
+}
+
+/* The kernel refused a commit of the new plan: all or nothing, the
+ * kdamonds already switched go back, the refused one's staged files too.
+ * The kernel tests a commit on a scratch context first, so the refused
+ * kdamond still runs the old parameters. */
+static void rollback(const struct decide_input *in, struct decision *d)
+{
+	const struct failure *f = &in->rt->failure;
+	struct action *a;
+
+	d->rt.failure.set = false;
+	say(d, LOG_ERR, "%s: the kernel rejected the new parameters of kdamond %u (%s): %s; keeping "
+	    "the previous configuration", in->switch_why, d->rt.rec.first + f->kd, f->path,
+	    strerror(-f->err));
+	a = act(d, ACT_RESTAGE);
+	a->kd = f->kd;
+	a->quota_bytes = d->rt.kd[f->kd].quota_bytes;
+	a->goal_current = d->rt.kd[f->kd].goal_current;
+	snprintf(a->what, sizeof(a->what), "restore kdamond %u's files", d->rt.rec.first + f->kd);
+	for (unsigned j = 0; j < f->kd; j++) {
+		if (plan_kdamond_equal(&in->next_plan->kd[j], &in->plan->kd[j]))
+			continue;
+		commit(d, j, false, d->rt.kd[j].quota_bytes, d->rt.kd[j].goal_current);
+		snprintf(d->a[d->n - 1].what, sizeof(d->a[0].what),
+			 "restore kdamond %u; the next period repairs it", d->rt.rec.first + j);
+	}
+	d->next = RC_RUNNING;
+}
+
+/* Make in->next_plan the running plan: commit online what changed when the
+ * set of kdamonds is the same, otherwise stop ours and set up again. */
+void decide_switch(const struct decide_input *in, struct decision *d)
+{
+	const struct plan *np = in->next_plan, *op = in->plan;
+	char text[512];
+
+	if (in->rt->failure.set) {
+		rollback(in, d);
+		return;
+	}
+	d->take_next_plan = true;
+	if (in->state_dir_changed) {
+		/* The record moves: set up from scratch. */
+		stop_ours(d);
+		act(d, ACT_REMOVE_RECORD);
+		d->next = RC_DISCOVER;
+		return;
+	}
+	if (!plan_same_shape(np, op)) {
+		say(d, LOG_NOTICE, "%s changes the set of kdamonds; restarting ours", in->switch_why);
+		stop_ours(d);
+		d->next = RC_DISCOVER;
+		return;
+	}
+	for (unsigned i = 0; i < np->nr_kdamonds; i++) {
+		const struct plan_scheme *ns = &np->kd[i].scheme, *os = &op->kd[i].scheme;
+		const struct kd_runtime *r = &d->rt.kd[i];
+		uint64_t quota = ns->quota_bytes;
+		struct action *a;
+
+		if (plan_kdamond_equal(&np->kd[i], &op->kd[i]))
+			continue;
+		/* The controller's quota carries over, within the new cap; its
+		 * next tick adjusts it to the new goals. */
+		if (ns->daemon_quota)
+			quota = !os->daemon_quota ? QCTL_STOP_BYTES
+				: r->quota_bytes < ns->quota_cap ? r->quota_bytes : ns->quota_cap;
+		commit(d, i, true, quota, r->goal_current);
+		a = &d->a[d->n - 1];
+		a->abort = true;
+		act_text(a, "%s: committed new parameters to kdamond %u", in->switch_why,
+			 d->rt.rec.first + i);
+	}
+	act(d, ACT_SAVE_RECORD)->next_plan = true;
+	if (in->topo_seen)
+		remember_topology(in, &d->rt);
+	for (unsigned i = 0; in->switch_reload && i < np->nr_calib; i++)
+		for (unsigned line = 0; plan_describe_calibration(np, i, line, text, sizeof(text)) == 0;
+		     line++)
+			say(d, LOG_INFO, "%s", text);
+	d->next = RC_RUNNING;
+}
+
+bool decide_settle(struct runtime *rt, const struct action *a, const struct act_result *res,
+		   enum rc_state state, uint64_t now)
+{
+	struct kd_runtime *k = a->kd < PLAN_MAX_KDAMONDS ? &rt->kd[a->kd] : &rt->kd[0];
+
+	if (res->err == 0) {
+		switch (a->kind) {
+		case ACT_START:
+			if (a->kd < PLAN_MAX_KDAMONDS)
+				rt->rec.pids[a->kd] = res->pid;
+			k->disarmed = res->arm_err < 0;
+			k->quota_bytes = a->quota_bytes;
+			k->quota_synced = true;
+			k->goal_current = a->goal_current;
+			reset_controller(k);
+			break;
+		case ACT_COMMIT:
+			k->disarmed = false;
+			k->quota_bytes = a->quota_bytes;
+			k->quota_synced = true;
+			k->goal_current = a->goal_current;
+			break;
+		case ACT_SET_QUOTA:
+			k->quota_bytes = a->value;
+			k->quota_synced = true;
+			k->ticks = 0;
+			rt->ctl_commits++;
+			break;
+		case ACT_FEED_GOAL:
+			k->goal_current = a->value;
+			break;
+		case ACT_SET_NR_KDAMONDS:
+			if (a->value == 0)
+				break;
+			rt->owns = true;
+			rt->rec.first = 0;
+			rt->rec.count = (unsigned)a->value;
+			memset(rt->rec.pids, 0, sizeof(rt->rec.pids));
+			break;
+		case ACT_PAUSE_DAMON_STAT:
+			rt->rec.paused_damon_stat = true;
+			break;
+		case ACT_RESTORE_DAMON_STAT:
+			rt->rec.paused_damon_stat = false;
+			break;
+		case ACT_SET_NUMA_BALANCING:
+			rt->numab_saved = (int)a->from;
+			break;
+		case ACT_RESTORE_NUMA_BALANCING:
+			rt->numab_saved = -1;
+			break;
+		case ACT_REMOVE_RECORD:
+			rt->owns = false;
+			break;
+		default:
+			break;
+		}
+		return false;
+	}
+
+	rt->errors++;
+	switch (a->kind) {
+	case ACT_PAUSE_DAMON_STAT:
+		/* The record said "paused" before the write was tried: the
+		 * exit writes Y back, which is harmless if it never changed. */
+		rt->rec.paused_damon_stat = true;
+		break;
+	case ACT_RESTORE_DAMON_STAT:
+		rt->rec.paused_damon_stat = false;
+		break;
+	case ACT_RESTORE_NUMA_BALANCING:
+		rt->numab_saved = -1;
+		break;
+	case ACT_SET_QUOTA:
+		/* The kernel keeps the old quota, which may be far too big by
+		 * now: tick again soon. */
+		k->quota_synced = false;
+		rt->ctl_retry = true;
+		break;
+	case ACT_START:
+	case ACT_COMMIT:
+		if (state == RC_RUNNING && !rt->repair_failed) {
+			rt->repair_failed = true;
+			rt->attempts++;
+			rt->blocked_until = now + decide_backoff_usec(rt->attempts);
+		}
+		break;
+	default:
+		break;
+	}
+	if (!a->abort)
+		return false;
+	rt->failure.set = true;
+	rt->failure.kind = (int)a->kind;
+	rt->failure.kd = a->kd;
+	rt->failure.err = res->err;
+	snprintf(rt->failure.path, sizeof(rt->failure.path), "%s", res->path);
+	return true;
+}
