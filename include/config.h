@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Paths of sources are at most this long (including the NUL), so that
+ * errors and origins can name them whole. */
 #define CONFIG_PATH_MAX 256
 
 enum damon_stat_policy { DAMON_STAT_PAUSE, DAMON_STAT_KEEP };
@@ -167,10 +169,6 @@ struct config_sources {
 	 * the only drop-in directory.  NULL: the search path. */
 	const char *main_file;
 };
-
-/* Paths of sources are at most this long (including the NUL), so that
- * errors and origins can name them whole. */
-#define CONFIG_PATH_MAX 256
 
 /* Where a key's effective value comes from: file "" and line 0 for the
  * built-in default. */
