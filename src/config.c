@@ -95,8 +95,6 @@ finish:
 	return r;
 }
 
-/* ---- finding the sources --------------------------------------------- */
-
 /* systemd's configuration directories, highest priority first. */
 static const char *const search_dirs[] = { "/etc", "/run", "/usr/local/lib", "/usr/lib" };
 #define NR_SEARCH_DIRS (sizeof(search_dirs) / sizeof(search_dirs[0]))
@@ -253,7 +251,7 @@ int config_load_string(const char *text, const char *name, struct config *ret,
 		err = &dummy;
 	if (!name)
 		name = "(string)";
-	/* Runs in the fuzzer and the reload path: keep it off the stack. */
+	/* Runs in the fuzzer: keep it off the stack. */
 	m = malloc(sizeof(*m));
 	if (!m) {
 		config_set_error(err, name, 0, "out of memory");

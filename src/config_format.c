@@ -100,7 +100,6 @@ void config_fmt_value(const struct config *c, enum config_key k, char *buf, size
 	}
 }
 
-/* What the file may say for key k, for the "expected ..." part of errors. */
 void config_fmt_expected(enum config_key k, char *buf, size_t n)
 {
 	const struct config_key_def *d = &config_key_defs[k];

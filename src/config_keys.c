@@ -133,7 +133,6 @@ static void *field(struct config *c, enum config_key k)
 	return (char *)c + config_key_defs[k].offset;
 }
 
-/* The value of a numeric key in its parsed unit (us for the ms fields). */
 uint64_t config_get_num(const struct config *c, enum config_key k)
 {
 	const void *p = config_cfield(c, k);
@@ -159,10 +158,6 @@ uint64_t config_get_num(const struct config *c, enum config_key k)
 	return 0;
 }
 
-/*
- * Parse `value` for key k into c.  On failure, c is untouched and `what`
- * holds the first half of the message ("missing unit", "out of range").
- */
 int config_parse_value(enum config_key k, const char *value, struct config *c, char *what, size_t n)
 {
 	const struct config_key_def *d = &config_key_defs[k];

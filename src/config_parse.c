@@ -318,8 +318,6 @@ static void get_line(const char *text, const char *end, unsigned n, char *buf, s
 	snprintf(buf, size, "%.*s", (int)(len > 64 ? 64 : len), p);
 }
 
-/* Apply one file's text on top of m.  On failure m is half-applied: the
- * caller throws it away. */
 int config_parse_text(struct config_merge *m, const char *text, size_t len, const char *name,
 		      struct config_error *err)
 {
