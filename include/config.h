@@ -28,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Paths (of the sources, state_dir, prometheus_textfile) are at most this
+ * long, including the NUL, so that fixed arrays hold them and errors and
+ * origins can name them whole. */
 #define CONFIG_PATH_MAX 256
 
 enum damon_stat_policy { DAMON_STAT_PAUSE, DAMON_STAT_KEEP };
@@ -37,7 +40,8 @@ enum numa_balancing_policy { NUMAB_LEAVE, NUMAB_DISABLE_TIERING };
 enum quota_tuner { QUOTA_TUNER_DAEMON, QUOTA_TUNER_KERNEL };
 
 /* A goal in basis points that is either pinned by the operator or "auto"
- * (derived from the node's zone watermarks, see plan_calibrate_goals()). */
+ * (derived from the fast node's zone watermarks and promotion quota, see
+ * plan_calibrate() in plan.h). */
 struct goal_setting {
 	bool automatic;
 	unsigned bp; /* the configured value; with automatic, the seed value used as bound */
@@ -131,7 +135,7 @@ struct config_error {
 	char message[CONFIG_ERR_MAX];
 };
 
-/* All defaults (the seed design's values), set_mask 0. */
+/* All defaults (the default texts of config_keys()), set_mask 0. */
 void config_init(struct config *c);
 
 /* True if the file set key k (see set_mask). */
@@ -148,12 +152,14 @@ uint64_t config_verify_interval_us(const struct config *c);
  * defaults first), then config_validate() it.  A symlink to /dev/null reads
  * as an empty file.  -ENOENT if the file does not exist
  * (callers may treat that as "all defaults"; *err says so too), -EINVAL with
- * *err filled for the first bad line or value or a failed cross-key check,
- * -EFBIG above 1 MiB, another -errno if the file cannot be read.  *ret is
- * only written on success; err may be NULL.
+ * *err filled for the first bad line or value, a failed cross-key check or a
+ * path that is not a regular file, -EFBIG above 1 MiB, -ENOMEM, another
+ * -errno if the file cannot be read.  *ret is only written on success; err
+ * may be NULL.
  */
 int config_load(const char *path, struct config *ret, struct config_error *err);
-/* Same from a string (for tests and fuzzing); `name` is used in errors. */
+/* Same from a string (for tests and fuzzing); `name` (NULL: "(string)") is
+ * used in errors. */
 int config_load_string(const char *text, const char *name, struct config *ret,
 		       struct config_error *err);
 
@@ -168,10 +174,6 @@ struct config_sources {
 	const char *main_file;
 };
 
-/* Paths of sources are at most this long (including the NUL), so that
- * errors and origins can name them whole. */
-#define CONFIG_PATH_MAX 256
-
 /* Where a key's effective value comes from: file "" and line 0 for the
  * built-in default. */
 struct config_origin {
@@ -181,26 +183,29 @@ struct config_origin {
 
 struct config_origins {
 	struct config_origin key[_CONFIG_KEY_MAX];   /* indexed by enum config_key */
-	char main_file[CONFIG_PATH_MAX];             /* "" if none was found (or masked) */
+	char main_file[CONFIG_PATH_MAX];             /* "" if none was found, masked or read as a drop-in */
 	unsigned nr_dropins;                         /* drop-ins read, masked ones not counted */
 };
 
 /*
  * Find, parse and merge the main file and the drop-ins of `src` (NULL: the
  * production search path), then config_validate() the result.  Nothing found
- * is all defaults and returns 0.  -ENOENT only for a missing src->main_file;
- * -EINVAL with *err naming file:line for the first bad line or value in any
- * file, or a failed cross-key check (at the key assigned last, in the file
- * that assigned it), or a bad source (a drop-in that is a directory, a path
- * longer than CONFIG_PATH_MAX); -EFBIG for a file above 1 MiB; another -errno
- * with *err naming the path if a file or directory cannot be read.  *ret and
- * *ret_origins (may be NULL) are only written on success; err may be NULL.
+ * is all defaults and returns 0.  -ENOENT for a missing src->main_file or a
+ * dangling drop-in symlink; -EINVAL with *err naming file:line for the first
+ * bad line or value in any file, or a failed cross-key check (at the key
+ * assigned last, in the file that assigned it), or a main file or drop-in
+ * that is not a regular file; -ENOTDIR for a drop-in directory that is a file;
+ * -ENAMETOOLONG for a path longer than CONFIG_PATH_MAX - 1; -EFBIG for a file
+ * above 1 MiB; -ENOMEM; another -errno with *err naming the path if a file or
+ * directory cannot be read.  *ret and *ret_origins (may be NULL) are only
+ * written on success; err may be NULL.
  */
 int config_load_sources(const struct config_sources *src, struct config *ret,
 			struct config_origins *ret_origins, struct config_error *err);
 
 /* Every key's range, then the cross-key checks (min <= max, sample <= aggr,
- * ...; see conf/damon-tierd.conf).  0 or -EINVAL + err (line 0). */
+ * ...; see conf/damon-tierd.conf).  0 or -EINVAL + err (line 0); err may be
+ * NULL. */
 int config_validate(const struct config *c, struct config_error *err);
 
 /* Write "section.key = value" lines of the effective config to buf, one per
@@ -214,8 +219,8 @@ int config_format(const struct config *c, char *buf, size_t size);
 int config_format_sources(const struct config *c, const struct config_origins *origins,
 			  char *buf, size_t size);
 
-/* Each table row, for documentation tests: section, key, default text.
- * The array is indexed by enum config_key. */
+/* Each table row, for documentation tests: section, key, default text and
+ * help.  *ret is indexed by enum config_key; returns _CONFIG_KEY_MAX. */
 struct config_key_info {
 	const char *section;
 	const char *key;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /*
- * Pure parsers for the kernel's text formats.  They never read files, never
- * log, accept any byte string (they are fuzzed) and return 0 or -EINVAL /
- * -ERANGE; on failure the ret_ parameters are untouched.
+ * Pure parsers for the kernel's text formats and for config values.  They
+ * never read files, never log, accept any NUL-terminated string (they are
+ * fuzzed) and return 0 or -EINVAL / -ERANGE unless said otherwise; on failure
+ * the output parameters are untouched.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,19 +16,24 @@ int parse_s64(const char *s, int64_t *ret);
 /* Hex without "0x" prefix, as in memory/block_size_bytes. */
 int parse_hex_u64(const char *s, uint64_t *ret);
 
-/* A cpulist/nodelist ("0-3,8,10-11", or empty).  Calls fn(lo, hi) per range;
- * stops with fn's non-zero return. */
+/* A cpulist/nodelist ("0-3,8,10-11", or empty), ascending and without
+ * overlaps as the kernel prints them.  The whole list is checked first; then
+ * fn(lo, hi) is called per range (fn may be NULL), and its first non-zero
+ * return is returned. */
 int parse_list(const char *s, int (*fn)(unsigned lo, unsigned hi, void *ud), void *ud);
-/* Set bits of a nodelist into mask[] (bit n of mask[n/64]); ids >= nbits: -ERANGE. */
+/* A nodelist as the bitmap mask[] of nbits bits (bit n in mask[n/64]): cleared,
+ * then one bit set per listed id.  An id >= nbits: -ERANGE. */
 int parse_nodelist_mask(const char *s, uint64_t *mask, unsigned nbits);
 /* Number of CPUs in a cpulist. */
 int parse_cpulist_count(const char *s, unsigned *ret);
 
-/* "Node N MemTotal:  123 kB" lines of nodeN/meminfo; returns bytes. */
+/* The "Node N MemTotal:  123 kB" and "MemFree:" lines of nodeN/meminfo, in
+ * bytes; either output may be NULL. */
 int parse_node_meminfo(const char *text, uint64_t *ret_total, uint64_t *ret_free);
 
 /* Sum, over the zones of node `nid` in /proc/zoneinfo, of the min/low/high
- * watermarks and managed pages (all in pages). */
+ * watermarks and managed pages (all in pages).  -ENODATA if the node has no
+ * zone; -EINVAL also if one of its zones lacks one of these fields. */
 struct zone_wmarks {
 	uint64_t min, low, high, managed;
 	unsigned nr_zones;
@@ -41,7 +47,8 @@ int parse_node_name(const char *name, unsigned *ret);
 /* "memory_tierN" -> N. */
 int parse_memory_tier_name(const char *name, unsigned *ret);
 
-/* Whitespace separated distances ("10 20"); at most max entries. */
+/* Whitespace separated distances ("10 20") into ret[], their number into
+ * *ret_n; more than max entries: -ERANGE. */
 int parse_distances(const char *s, int *ret, unsigned max, unsigned *ret_n);
 
 /* Config values.  Sizes: "200M", "200MiB", "4096", "1G" (binary units).

@@ -25,8 +25,9 @@ struct tier_map {
 	struct migration_pair demote[TIERS_MAX_PAIRS];  /* upper-tier node -> nearest node one tier down */
 };
 
-/* Fill *ret.  Returns 0, or -ENODEV when there is nothing to tier (fewer than
- * two memory nodes or a single tier), with why[] explaining it. */
+/* Fill *ret.  Returns 0, or -ENODEV with *ret untouched when there is nothing
+ * to tier (fewer than two memory nodes, a single tier, or no usable kernel
+ * tiers and no CPU node), with why[] (may be NULL) explaining it. */
 int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_t whylen);
 
 /* Pure: "node0: tier 0, 464 MiB; node1: tier 1 (CPU-less), 502 MiB" for the

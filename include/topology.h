@@ -39,12 +39,15 @@ struct topology {
 };
 
 /* Read everything.  -ENOENT when sys/devices/system/node is missing; other
- * -errno for unreadable or malformed files (err names the path). */
+ * -errno for unreadable or malformed files (err names the path).  *ret is
+ * only written on success; err may be NULL. */
 int topology_read(int root, struct topology *ret, char *err, size_t errlen);
 
-/* Refresh only mem_total/mem_free of every node (cheap, every period). */
+/* Refresh only mem_total/mem_free of every node (cheap, every period).  0, or
+ * -errno with *t untouched. */
 int topology_refresh_meminfo(int root, struct topology *t);
 
 /* Index of nid in t->nodes, or -1. */
 int topology_index(const struct topology *t, int nid);
+/* The node of nid, or NULL. */
 const struct numa_node *topology_node(const struct topology *t, int nid);

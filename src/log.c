@@ -3,11 +3,10 @@
  * Logging to the journal or stderr.
  *
  * Under systemd, stderr is usually a journald stream already, but going
- * through sd_journal_send() keeps the priority and lets callers attach
- * structured fields (NODE=, KDAMOND=, ...), so we detect that case the way
- * systemd's own log.c does: $JOURNAL_STREAM holds "dev:ino" of the stream
- * and it must match what fd 2 is (a child may inherit the variable with a
- * redirected stderr).
+ * through sd_journal_sendv() keeps the priority and lets callers attach
+ * structured fields (NODE=, KDAMOND=, ...), so we detect that case:
+ * $JOURNAL_STREAM holds "dev:ino" of the stream and it must match what fd 2
+ * is (a child may inherit the variable with a redirected stderr).
  */
 #include <errno.h>
 #include <limits.h>

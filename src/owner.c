@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Ownership record and instance lock.  The record is small text so that an
- * operator can read it: /run/damon-tierd/owner.
+ * operator can read it: state_dir/owner, /run/damon-tierd/owner by default.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -304,7 +304,7 @@ static bool eat(const char **pp, const char *end, const char *lit)
 }
 
 /*
- * One "Node N Key:   value kB" line (drivers/base/node.c:node_read_meminfo).
+ * One "Node N Key:   value kB" line of nodeN/meminfo.
  * Returns 1 and the value in bytes if the line carries `key`, 0 if it is some
  * other key, negative if a line for `key` is malformed.
  */
@@ -384,10 +384,10 @@ int parse_node_meminfo(const char *text, uint64_t *ret_total, uint64_t *ret_free
 }
 
 /*
- * /proc/zoneinfo (mm/vmstat.c:zoneinfo_show_print).  Each zone starts with
- * "Node N, zone NAME"; the watermarks are the indented single-word keys
- * "min", "low", "high", "managed".  The per-cpu "high:" has a colon and the
- * stat counters are all nr_*, numa_* etc., so exact-word matching is safe.
+ * /proc/zoneinfo.  Each zone starts with "Node N, zone NAME"; the watermarks
+ * are the indented single-word keys "min", "low", "high", "managed".  The
+ * per-cpu "high:" has a colon and the stat counters are all nr_*, numa_*
+ * etc., so exact-word matching is safe.
  */
 enum { ZF_MIN = 1, ZF_LOW = 2, ZF_HIGH = 4, ZF_MANAGED = 8, ZF_ALL = 15 };
 

@@ -3,10 +3,10 @@
  * Rank the memory nodes into tiers and pick the migration pairs.
  *
  * The kernel's memory_tiering ids are trusted only when they actually
- * separate the memory nodes: a CPU-less node without HMAT/CDAT data gets the
- * DRAM default (memory_tier4, memory-tiers.c:set_node_memory_tier), so "one
- * tier for everything" usually means "the kernel does not know", not "all
- * nodes are equally fast".  Then CPU-less nodes are taken as slower, the
+ * separate the memory nodes: the kernel puts a CPU-less node without
+ * HMAT/CDAT data into the DRAM default tier (memory_tier4), so "one tier for
+ * everything" usually means "the kernel does not know", not "all nodes are
+ * equally fast".  Then CPU-less nodes are taken as slower, the
  * farther from the CPUs the slower (the same notion the kernel's demotion
  * targets use: nearest node of the next lower tier).
  */

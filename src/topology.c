@@ -78,8 +78,8 @@ static int read_file(struct reader *rd, const char *path, char *buf, size_t size
 	return 0;
 }
 
-/* Reads a nodelist file into mask; -ENOENT is returned without an error
- * message so callers can treat the file as optional. */
+/* Reads a nodelist file into mask.  With `optional`, a missing file returns
+ * -ENOENT without an error message, so that callers can do without it. */
 static int read_nodelist(struct reader *rd, const char *path, uint64_t *mask, bool optional)
 {
 	char buf[IO_VALUE_MAX];
@@ -214,8 +214,8 @@ static int read_distance(struct reader *rd, const struct numa_node *n, unsigned 
 			    TOPO_MAX_NODES, nr_nodes);
 	if (r < 0)
 		return fail(rd, r, path, "not a list of distances: \"%.64s\"", buf);
-	/* One entry per online node, in nid order (node.c:node_read_distance):
-	 * any other count means the file and the online list disagree. */
+	/* The kernel prints one entry per online node, in nid order: any
+	 * other count means the file and the online list disagree. */
 	if (cnt != nr_nodes)
 		return fail(rd, -EINVAL, path, "%u distances, but %u nodes are online", cnt, nr_nodes);
 	for (unsigned i = 0; i < cnt; i++)
