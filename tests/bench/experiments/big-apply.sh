@@ -1,7 +1,7 @@
 # big-apply.sh: a measurement aid for bench.sh --tierd-hook (not shipped; reads only).
 # Prints every node-0 DAMOS application larger than 8 MiB (damos_before_apply) as a BIGAPPLY
 # line, and kdamond 0's quota, effective quota and applied bytes five times a second for
-# 30 s (QPROBE).  Showed the first apply pass without a quota: README performance item 16.
+# 30 s (QPROBE).  Showed the first apply pass without a quota: docs/kernel-compat.md, "The first apply pass of a new scheme has no quota".
 [ -x /bin/tierload ] && grep -q DAMON_TIERD_VM_RESULT /init 2>/dev/null || { echo "not in the bench guest" >&2; exit 2; }
 A=/sys/kernel/mm/damon/admin/kdamonds
 T=/sys/kernel/tracing

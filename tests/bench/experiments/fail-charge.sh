@@ -1,6 +1,6 @@
 # fail-charge.sh: a measurement aid for bench.sh --tierd-hook (not shipped).  On 7.2+,
 # charge the demotion scheme for failed bytes at 1/32 (quotas/fail_charge_num/denom), so a
-# window tries more regions for the same quota.  README performance item 15.
+# window tries more regions for the same quota.  docs/benchmarks.md, "What was tried".
 [ -x /bin/tierload ] && grep -q DAMON_TIERD_VM_RESULT /init 2>/dev/null || { echo "not in the bench guest" >&2; exit 2; }
 A=/sys/kernel/mm/damon/admin/kdamonds
 for k in 0 1; do

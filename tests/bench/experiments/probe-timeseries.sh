@@ -3,12 +3,13 @@
 # Runs in the guest once damon-tierd's kdamonds are on and prints to the console:
 # - every second a PROBE line: node free memory, /proc/vmstat migration counters,
 #   and for kdamonds 0 and 1 scheme 0's quota, effective quota, stats and the
-#   interval files (as the kernel last refreshed them: see README item 13);
+#   interval files (as the kernel last refreshed them: see docs/kernel-compat.md, refresh_ms);
 # - from the damon_aggregated tracepoint (regions at or above 512 MiB, the slow
 #   node of the benchmark VM) one AGG line per aggregation: regions, bytes with
 #   accesses, the largest nr_accesses; and from damos_before_apply one APPLY line
 #   per second with the regions and bytes the slow node's scheme acted on.
-# Used for README performance item 13.
+# Used for docs/kernel-compat.md ("refresh_ms has one deadline for all kdamonds") and
+# docs/benchmarks.md.
 [ -x /bin/tierload ] && grep -q DAMON_TIERD_VM_RESULT /init 2>/dev/null ||
   { echo "probe: not in the benchmark guest" >&2; exit 2; }
 A=/sys/kernel/mm/damon/admin/kdamonds

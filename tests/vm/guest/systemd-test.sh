@@ -149,7 +149,8 @@ jhas() { jmsg | grep -qF -- "$1"; }
 sub_running() { [[ $(prop SubState) == running ]]; }
 step() { echo "SYSTEMD STEP: $* (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 
-# The operator transcript (section systemd-operator, for the README): real
+# The operator transcript (section systemd-operator, kept as
+# tests/vm/notes/systemd-operator.txt): real
 # commands and their real output, in the order the test runs them.
 OP=$T/operator.txt
 {

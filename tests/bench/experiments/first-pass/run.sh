@@ -2,7 +2,7 @@
 # A measurement aid (not a test): does a new DAMOS scheme's first apply pass
 # respect its quota?  One migrate_cold scheme over node 0 (quota Q bytes per
 # 100 ms window, no filters), 300 MiB written once on node 0, in the two-node
-# QEMU guest of tests/vm.  README performance item 16.
+# QEMU guest of tests/vm.  See docs/kernel-compat.md, "The first apply pass of a new scheme has no quota".
 #   run.sh KERNEL_GLOB [Q]      e.g. run.sh '6.17*' 1
 # Prints the guest's "FA ..." lines (migrated MiB, nr_applied, sz_applied and
 # the effective quota each second) and "TR ..." (the first damos_before_apply

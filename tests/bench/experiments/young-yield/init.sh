@@ -10,8 +10,8 @@ node0_cold_scheme 15204352 100000
 echo 1 > $S/ops_filters/nr_filters; F=$S/ops_filters/0
 echo young > $F/type; echo Y > $F/matching; echo N > $F/allow
 # DISARM=1: start with the scheme matching nothing and arm it after 1 s, as
-# damon-tierd does (6.12-6.17 run a first pass without a quota: README
-# performance item 16).
+# damon-tierd does (6.12-6.17 run a first pass without a quota:
+# docs/kernel-compat.md, "The first apply pass of a new scheme has no quota").
 [ "${DISARM:-0}" = 1 ] && echo 4294967295 > $S/access_pattern/age/min
 echo on > $K/state || { echo "YT cannot start"; exit 1; }
 if [ "${DISARM:-0}" = 1 ]; then

@@ -5,7 +5,7 @@
 # DUR seconds, on one kernel, in the two-node QEMU guest of tests/vm.
 #   run.sh KERNEL_GLOB [RATE] [DUR] [DISARM]   e.g. run.sh '7.3*' 0.3 30
 # DISARM=1 starts the scheme matching nothing and arms it after 1 s, as the
-# daemon does since f3bf0a6 (README performance item 16).
+# daemon does (docs/kernel-compat.md, "The first apply pass of a new scheme has no quota").
 # Prints the guest's "YT ..." (scheme stats) and "TOUCHER ..." (pages of the
 # buffer on node 1) lines.  All DAMON writes happen inside the guest.
 set -euo pipefail
