@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
-/* What decide.c and decide_running.c share; not an interface. */
+/* What decide.c, decide_running.c and decide_actions.c share (the latter
+ * defines these); not an interface. */
 #include <stdint.h>
 
 #include "decide.h"
@@ -18,6 +19,8 @@ void exit_with(const struct decide_input *in, struct decision *d, int code, int 
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* ACT_STOP for every kdamond of the record, with its recorded pid. */
 void stop_ours(struct decision *d);
+/* Give back everything we changed (nothing in a dry run). */
+void release(const struct decide_input *in, struct decision *d);
 
 uint64_t goal_value(const struct decide_input *in, const struct plan *p, unsigned i);
 uint64_t initial_quota(const struct decide_input *in, const struct plan *p, unsigned i);

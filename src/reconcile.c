@@ -24,16 +24,16 @@ struct reconciler {
 	struct config cfg, next_cfg;   /* next_cfg: a reload being switched to */
 	struct damon_io io;
 	struct damon_features feat;
-	struct topology *topo, *next_topo; /* next_topo: memory hotplug */
+	struct topology topo, next_topo; /* next_topo: memory hotplug */
 	struct tier_map tiers, next_tiers;
-	struct plan *plan, *next_plan;
+	struct plan plan, next_plan;
 	bool have_plan;
 	int plan_err;
 	char plan_why[512];
 	bool switch_reload;            /* SWITCH: for a reload (else memory hotplug) */
 	struct runtime rt;
-	struct observation *obs;
-	struct decision *d;
+	struct observation obs;
+	struct decision d;
 	struct status_history hist;
 	enum rc_state state;
 	bool reload_requested, stop_requested;
@@ -49,16 +49,6 @@ int reconcile_new(const struct reconcile_options *o, const struct config *cfg,
 
 	if (!r)
 		return -ENOMEM;
-	r->topo = calloc(1, sizeof(*r->topo));
-	r->next_topo = calloc(1, sizeof(*r->next_topo));
-	r->plan = calloc(1, sizeof(*r->plan));
-	r->next_plan = calloc(1, sizeof(*r->next_plan));
-	r->obs = calloc(1, sizeof(*r->obs));
-	r->d = calloc(1, sizeof(*r->d));
-	if (!r->topo || !r->next_topo || !r->plan || !r->next_plan || !r->obs || !r->d) {
-		reconcile_free(r);
-		return -ENOMEM;
-	}
 	r->opt = *o;
 	r->cfg = *cfg;
 	/* --once leaves no daemon behind to run the quota controller. */
@@ -78,51 +68,16 @@ int reconcile_new(const struct reconcile_options *o, const struct config *cfg,
 
 void reconcile_free(struct reconciler *r)
 {
-	if (!r)
-		return;
-	free(r->topo);
-	free(r->next_topo);
-	free(r->plan);
-	free(r->next_plan);
-	free(r->obs);
-	free(r->d);
 	free(r);
 }
 
-void reconcile_request_reload(struct reconciler *r)
-{
-	r->reload_requested = true;
-}
-
-void reconcile_request_stop(struct reconciler *r)
-{
-	r->stop_requested = true;
-}
-
-enum rc_state reconcile_state(const struct reconciler *r)
-{
-	return r->state;
-}
-
-int reconcile_exit_code(const struct reconciler *r)
-{
-	return r->exit_code;
-}
-
-const struct runtime *reconcile_runtime(const struct reconciler *r)
-{
-	return &r->rt;
-}
-
-const struct plan *reconcile_plan(const struct reconciler *r)
-{
-	return r->have_plan ? r->plan : NULL;
-}
-
-const struct config *reconcile_config(const struct reconciler *r)
-{
-	return &r->cfg;
-}
+void reconcile_request_reload(struct reconciler *r) { r->reload_requested = true; }
+void reconcile_request_stop(struct reconciler *r) { r->stop_requested = true; }
+enum rc_state reconcile_state(const struct reconciler *r) { return r->state; }
+int reconcile_exit_code(const struct reconciler *r) { return r->exit_code; }
+const struct runtime *reconcile_runtime(const struct reconciler *r) { return &r->rt; }
+const struct plan *reconcile_plan(const struct reconciler *r) { return r->have_plan ? &r->plan : NULL; }
+const struct config *reconcile_config(const struct reconciler *r) { return &r->cfg; }
 
 void reconcile_set_sleep(struct reconciler *r, void (*fn)(uint64_t, void *), void *userdata)
 {
@@ -132,8 +87,8 @@ void reconcile_set_sleep(struct reconciler *r, void (*fn)(uint64_t, void *), voi
 
 static bool any_daemon_quota(const struct reconciler *r)
 {
-	for (unsigned i = 0; r->have_plan && i < r->plan->nr_kdamonds; i++)
-		if (r->plan->kd[i].scheme.daemon_quota)
+	for (unsigned i = 0; r->have_plan && i < r->plan.nr_kdamonds; i++)
+		if (r->plan.kd[i].scheme.daemon_quota)
 			return true;
 	return false;
 }
@@ -154,10 +109,10 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 		.repairs = r->rt.repairs,
 		.errors = r->rt.errors,
 		.rec = &r->rt.rec,
-		.topo = r->topo,
+		.topo = &r->topo,
 		.tiers = &r->tiers,
-		.plan = running && r->have_plan ? r->plan : NULL,
-		.obs = running ? r->obs : NULL,
+		.plan = running && r->have_plan ? &r->plan : NULL,
+		.obs = running ? &r->obs : NULL,
 		.line = line,
 	};
 
@@ -182,13 +137,13 @@ static int build_plan(struct reconciler *r, const struct topology *t, const stru
 /* Between observing and deciding: the plans PLAN and REPLAN decide about. */
 static void prepare(struct reconciler *r)
 {
-	const struct observation *o = r->obs;
+	const struct observation *o = &r->obs;
 
 	if (r->state == RC_PLAN)
-		r->have_plan = build_plan(r, r->topo, &r->tiers, &r->cfg, r->plan) == 0;
+		r->have_plan = build_plan(r, &r->topo, &r->tiers, &r->cfg, &r->plan) == 0;
 	if (r->state == RC_REPLAN && !o->topo_err && !o->tiers_err) {
 		r->next_tiers = o->tiers;
-		(void)build_plan(r, r->next_topo, &r->next_tiers, &r->cfg, r->next_plan);
+		(void)build_plan(r, &r->next_topo, &r->next_tiers, &r->cfg, &r->next_plan);
 	}
 }
 
@@ -199,17 +154,17 @@ static void entered(struct reconciler *r, enum rc_state before, uint64_t now)
 	bool hotplug = before == RC_SWITCH && !r->switch_reload;
 
 	if (before == RC_DISCOVER && r->state == RC_PROBE)
-		r->tiers = r->obs->tiers;
+		r->tiers = r->obs.tiers;
 	if (before == RC_PROBE && r->state == RC_PLAN) {
-		r->feat = r->obs->feat;
+		r->feat = r->obs.feat;
 		r->io.feat = r->feat;
 	}
-	if (before == RC_SWITCH && r->d->take_next_plan) {
+	if (before == RC_SWITCH && r->d.take_next_plan) {
 		if (hotplug) {
-			memcpy(r->topo, r->next_topo, sizeof(*r->topo));
+			memcpy(&r->topo, &r->next_topo, sizeof(r->topo));
 			r->tiers = r->next_tiers;
 		}
-		memcpy(r->plan, r->next_plan, sizeof(*r->plan));
+		memcpy(&r->plan, &r->next_plan, sizeof(r->plan));
 	}
 	if ((before == RC_APPLY || before == RC_ADOPT) && r->state == RC_RUNNING) {
 		r->next_period = now;
@@ -234,29 +189,29 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.need = decide_needs(r->state, &r->rt, period, control, verify),
 		.first = r->rt.rec.first,
 		.count = r->rt.owns ? r->rt.rec.count : 0,
-		.plan = r->have_plan ? r->plan : NULL,
+		.plan = r->have_plan ? &r->plan : NULL,
 		.refresh = line ? UINT32_MAX : 1u << r->stats_turn,
 		.probe_writes = r->state == RC_PROBE && !r->opt.dry_run && !r->rt.adopting,
 		.state_dir = r->cfg.state_dir,
-		.topo = r->state == RC_REPLAN ? r->next_topo : r->topo,
+		.topo = r->state == RC_REPLAN ? &r->next_topo : &r->topo,
 	};
 	enum rc_state before = r->state;
 
-	r->obs->now_usec = now;
-	observe(&r->io, &rq, r->obs);
+	r->obs.now_usec = now;
+	observe(&r->io, &rq, &r->obs);
 	prepare(r);
 
 	struct decide_input in = {
 		.state = r->state,
 		.now = now,
 		.cfg = &r->cfg,
-		.plan = r->have_plan ? r->plan : NULL,
-		.topo_seen = hotplug ? r->next_topo : r->topo,
-		.next_plan = r->next_plan,
+		.plan = r->have_plan ? &r->plan : NULL,
+		.topo_seen = hotplug ? &r->next_topo : &r->topo,
+		.next_plan = &r->next_plan,
 		.switch_why = r->switch_reload ? "reload" : "memory hotplug",
 		.switch_reload = r->switch_reload,
 		.state_dir_changed = r->switch_reload && strcmp(r->cfg.state_dir, r->next_cfg.state_dir) != 0,
-		.obs = r->obs,
+		.obs = &r->obs,
 		.rt = &r->rt,
 		.fresh = r->opt.dry_run != NULL,
 		.once = r->opt.once,
@@ -267,12 +222,12 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.plan_why = r->plan_why,
 	};
 	struct actuator x = { .io = &r->io, .state_dir = r->cfg.state_dir, .plan = in.plan,
-			      .next_plan = r->next_plan, .rt = &r->rt, .now = now };
+			      .next_plan = &r->next_plan, .rt = &r->rt, .now = now };
 
-	decide(&in, r->d);
-	r->rt = r->d->rt;
-	for (unsigned i = 0; i < r->d->n; i++) {
-		const struct action *a = &r->d->a[i];
+	decide(&in, &r->d);
+	r->rt = r->d.rt;
+	for (unsigned i = 0; i < r->d.n; i++) {
+		const struct action *a = &r->d.a[i];
 		struct act_result res;
 
 		actuate(&x, a, &res);
@@ -281,7 +236,7 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		if (decide_settle(&r->rt, a, &res, before, now))
 			return;
 	}
-	r->state = r->d->next;
+	r->state = r->d.next;
 	entered(r, before, now);
 }
 
@@ -315,7 +270,7 @@ static void reload(struct reconciler *r)
 		notify_ready("running (last reload rejected)");
 		return;
 	}
-	if (build_plan(r, r->topo, &r->tiers, &r->next_cfg, r->next_plan) < 0) {
+	if (build_plan(r, &r->topo, &r->tiers, &r->next_cfg, &r->next_plan) < 0) {
 		log_error_errno(r->plan_err, "reload rejected: cannot plan DAMON tiering: %s", r->plan_why);
 		notify_ready("running (last reload rejected)");
 		return;
@@ -326,7 +281,7 @@ static void reload(struct reconciler *r)
 
 static void reloaded(struct reconciler *r, uint64_t now)
 {
-	if (!r->d->take_next_plan) {
+	if (!r->d.take_next_plan) {
 		notify_ready("running (last reload rejected by the kernel)");
 		return;
 	}
@@ -383,8 +338,8 @@ static uint64_t running(struct reconciler *r, uint64_t now)
 	 * done, not due again. */
 	if (period) {
 		r->next_period = now + r->cfg.interval_us;
-		if (r->plan->nr_kdamonds)
-			r->stats_turn = (r->stats_turn + 1) % r->plan->nr_kdamonds;
+		if (r->plan.nr_kdamonds)
+			r->stats_turn = (r->stats_turn + 1) % r->plan.nr_kdamonds;
 	}
 	if (verify)
 		r->next_verify = now + config_verify_interval_us(&r->cfg);
