@@ -33,15 +33,15 @@
 /*
  * Every other quota is a multiple of this.  Up to 6.17 (7.3 has it fixed)
  * a window whose quota has less than one page (DAMON's smallest region)
- * left is never "full" (core.c:damos_apply_scheme splits the next region
- * to zero bytes and moves on), so the window never records where it
- * stopped and the next one starts again at the node's first region.  With the controller's
- * quotas (14.5 MiB = 15233408 bytes, not a page multiple) the demotion
- * kdamond tried [0, 14.5 MiB) of node 0 -- the DMA zone and the kernel
- * image -- every window, for ever, and counted ~9000 tried regions a
- * second (tried_regions and stats on 6.17; the same scheme with a
- * page-multiple quota walks the whole node).  64 KiB is a multiple of the
- * 4 KiB and 64 KiB base pages.
+ * left is never "full" (the kernel splits the next region to zero bytes and
+ * moves on), so the window never records where it stopped and the next one
+ * starts again at the node's first region.  With the controller's quotas
+ * (14.5 MiB = 15233408 bytes, not a page multiple) the demotion kdamond
+ * tried [0, 14.5 MiB) of node 0 -- the DMA zone and the kernel image --
+ * every window, for ever, and counted ~9000 tried regions a second
+ * (tried_regions and stats on 6.17; the same scheme with a page-multiple
+ * quota walks the whole node).  64 KiB is a multiple of the 4 KiB and
+ * 64 KiB base pages.
  */
 #define QCTL_ALIGN_BYTES 65536ull
 
@@ -83,10 +83,9 @@ bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks);
 
 /*
  * The kernel charges a scheme's quota for every byte it tries, migrated or
- * not (core.c:damos_charge_quota), and picks the coldest regions first.  On a
- * full fast node those are free pages and kernel memory (not on the LRU, so
- * never migrated), and the young filter rejects pages used since the last
- * check: a demotion quota of exactly the deficit moved 1.4% of what it was
+ * not, and picks the coldest regions first.  On a full fast node those are
+ * free pages and kernel memory (not on the LRU, so never migrated), and the
+ * young filter rejects pages used since the last check: a demotion quota of exactly the deficit moved 1.4% of what it was
  * charged on the benchmark's grow workload (3.7 GiB tried, 53 MiB demoted),
  * so the node never got below its floor and promotion never ran.
  *

@@ -11,7 +11,8 @@
 #include "status.h"
 
 void notify_ready(const char *status);
-void notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* READY too: the daemon is up and retries by itself. */
+void notify_blocked(const char *why);
 void notify_reloading(void);
 void notify_stopping(void);
 

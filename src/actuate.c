@@ -207,7 +207,10 @@ void actuate(struct actuator *x, const struct action *a, struct act_result *res)
 		return;
 	case ACT_BLOCK:
 		log_warning("%s; retrying in %" PRIu64 " s", a->text, a->value / USEC_PER_SEC);
-		notify_status("blocked: %s", a->text);
+		/* Up, and waiting for something outside our control: a start
+		 * that stayed "activating" would time out and be restarted
+		 * for ever, hiding the reason. */
+		notify_blocked(a->text);
 		return;
 	case ACT_READY:
 		notify_ready(a->text);

@@ -422,10 +422,9 @@ static int commit_scheme_file(struct damon_io *io, unsigned idx, const struct pl
 	/* A commit re-applies the interval files when they differ from the
 	 * running ones, which resets the tuning, so fetch the tuned ones first.
 	 * refresh_ms does not keep them current: up to 6.17 its deadline is
-	 * one for all kdamonds (sysfs.c:damon_sysfs_repeat_call_fn), so each
-	 * period refreshes only the kdamond that polls first, the one sampling
-	 * fastest, and in the VM the promotion kdamond's files were 20 s old
-	 * (7.3 keeps a deadline per kdamond). */
+	 * one for all kdamonds, so each period refreshes only the kdamond that
+	 * polls first, the one sampling fastest, and in the VM the promotion
+	 * kdamond's files were 20 s old (7.3 keeps a deadline per kdamond). */
 	if (kd->intervals_goal) {
 		r = damon_state_cmd(io, idx, "update_tuned_intervals");
 		if (r < 0)

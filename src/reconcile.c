@@ -291,8 +291,11 @@ static void reloaded(struct reconciler *r, uint64_t now)
 	    strcmp(r->cfg.prometheus_textfile, r->next_cfg.prometheus_textfile) != 0)
 		(void)unlink(r->cfg.prometheus_textfile);
 	r->cfg = r->next_cfg;
+	char status[64];
+
 	log_info("configuration reloaded from %s", config_name(r));
-	notify_ready("running");
+	snprintf(status, sizeof(status), "running %u kdamonds", r->plan.nr_kdamonds);
+	notify_ready(status);
 	r->next_period = r->next_status = now;
 }
 

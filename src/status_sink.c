@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,15 +22,9 @@ void notify_ready(const char *status)
 	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
 }
 
-void notify_status(const char *fmt, ...)
+void notify_blocked(const char *why)
 {
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	sd_notifyf(0, "STATUS=%s", buf);
+	sd_notifyf(0, "READY=1\nSTATUS=blocked: %s", why);
 }
 
 void notify_reloading(void)
