@@ -19,7 +19,7 @@
 struct damon_io {
 	int root;
 	FILE *dry_run;      /* non-NULL: print "write PATH VALUE" lines, touch nothing */
-	unsigned busy_retries;   /* EBUSY retries per write (default 8) */
+	unsigned busy_retries;   /* EBUSY retries per write (default 10) */
 	uint64_t busy_base_us;   /* first backoff, doubled each retry (default 1000) */
 	/* Sleep function, replaceable in tests; NULL = nanosleep. */
 	void (*sleep_us)(uint64_t usec, void *userdata);
