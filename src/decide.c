@@ -422,44 +422,19 @@ unsigned decide_needs(enum rc_state state, const struct runtime *rt, bool period
 
 void decide(const struct decide_input *in, struct decision *out)
 {
+	static void (*const by_state[])(const struct decide_input *, struct decision *) = {
+		[RC_DISCOVER] = decide_discover, [RC_PROBE] = decide_probe,
+		[RC_PLAN] = decide_plan,         [RC_ADOPT] = decide_adopt,
+		[RC_APPLY] = decide_apply,       [RC_RUNNING] = decide_running,
+		[RC_BLOCKED] = decide_blocked,   [RC_REPLAN] = decide_replan,
+		[RC_SWITCH] = decide_switch,     [RC_TEARDOWN] = decide_teardown,
+	};
+
 	out->n = 0;
 	out->next = in->state;
 	out->take_next_plan = false;
 	out->rt = *in->rt;
-
-	switch (in->state) {
-	case RC_DISCOVER:
-		decide_discover(in, out);
-		break;
-	case RC_PROBE:
-		decide_probe(in, out);
-		break;
-	case RC_PLAN:
-		decide_plan(in, out);
-		break;
-	case RC_ADOPT:
-		decide_adopt(in, out);
-		break;
-	case RC_APPLY:
-		decide_apply(in, out);
-		break;
-	case RC_RUNNING:
-		decide_running(in, out);
-		break;
-	case RC_BLOCKED:
-		decide_blocked(in, out);
-		break;
-	case RC_REPLAN:
-		decide_replan(in, out);
-		break;
-	case RC_SWITCH:
-		decide_switch(in, out);
-		break;
-	case RC_TEARDOWN:
-		decide_teardown(in, out);
-		break;
-	case RC_RELOAD:
-	case RC_DONE:
-		break;
-	}
+	/* RELOAD (config files) and DONE decide nothing. */
+	if ((unsigned)in->state < sizeof(by_state) / sizeof(by_state[0]) && by_state[in->state])
+		by_state[in->state](in, out);
 }

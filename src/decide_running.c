@@ -351,6 +351,13 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 {
 	struct kd_runtime *k = a->kd < PLAN_MAX_KDAMONDS ? &rt->kd[a->kd] : &rt->kd[0];
 
+	/* Done with, whether or not the write went through: a pause is in the
+	 * record before it is tried (the exit writes Y back, harmless if it
+	 * never changed), and a restore is not tried twice. */
+	if (a->kind == ACT_PAUSE_DAMON_STAT || a->kind == ACT_RESTORE_DAMON_STAT)
+		rt->rec.paused_damon_stat = a->kind == ACT_PAUSE_DAMON_STAT;
+	if (a->kind == ACT_RESTORE_NUMA_BALANCING)
+		rt->numab_saved = -1;
 	if (res->err == 0) {
 		switch (a->kind) {
 		case ACT_START:
@@ -385,17 +392,8 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 			rt->rec.count = (unsigned)a->value;
 			memset(rt->rec.pids, 0, sizeof(rt->rec.pids));
 			break;
-		case ACT_PAUSE_DAMON_STAT:
-			rt->rec.paused_damon_stat = true;
-			break;
-		case ACT_RESTORE_DAMON_STAT:
-			rt->rec.paused_damon_stat = false;
-			break;
 		case ACT_SET_NUMA_BALANCING:
 			rt->numab_saved = (int)a->from;
-			break;
-		case ACT_RESTORE_NUMA_BALANCING:
-			rt->numab_saved = -1;
 			break;
 		case ACT_REMOVE_RECORD:
 			rt->owns = false;
@@ -408,17 +406,6 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 
 	rt->errors++;
 	switch (a->kind) {
-	case ACT_PAUSE_DAMON_STAT:
-		/* The record said "paused" before the write was tried: the
-		 * exit writes Y back, which is harmless if it never changed. */
-		rt->rec.paused_damon_stat = true;
-		break;
-	case ACT_RESTORE_DAMON_STAT:
-		rt->rec.paused_damon_stat = false;
-		break;
-	case ACT_RESTORE_NUMA_BALANCING:
-		rt->numab_saved = -1;
-		break;
 	case ACT_SET_QUOTA:
 		/* The kernel keeps the old quota, which may be far too big by
 		 * now: tick again soon. */
