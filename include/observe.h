@@ -126,8 +126,11 @@ struct observe_request {
 	 * first (update_schemes_stats etc.); kdamonds without refresh_ms are
 	 * always refreshed */
 	uint32_t refresh;
-	/* OBS_FEATURES: probe by writing into our kdamond `first` (off, ours) */
+	/* OBS_FEATURES: probe by writing into our kdamond `first` (off, ours);
+	 * otherwise read them from our staged kdamonds, and a dry run, which
+	 * may have none, from the kernel's BTF or, failing that, assume them */
 	bool probe_writes;
+	bool dry_run;
 	const char *state_dir;     /* OBS_HOST: the ownership record */
 	/* OBS_TOPOLOGY: read into it; OBS_MEMINFO: its nodes' meminfo is
 	 * refreshed in it (all or nothing) and copied to the observation */

@@ -245,6 +245,16 @@ static void decide_probe(const struct decide_input *in, struct decision *d)
 	const struct feature_requirement *miss;
 	char feats[512];
 
+	if (o->feat_err && d->rt.adopting) {
+		/* Kdamonds whose trees cannot be read cannot be checked
+		 * against the plan either. */
+		say(d, LOG_NOTICE, "cannot read the DAMON features from the kdamonds of a previous run "
+		    "(%s: %s); replacing them", o->feat_err_path, strerror(-o->feat_err));
+		d->rt.adopting = false;
+		d->rt.no_adopt = true;
+		d->next = RC_DISCOVER;
+		return;
+	}
 	if (o->feat_err) {
 		block(in, d, "cannot probe the DAMON features (%s): %s", o->feat_err_path,
 		      strerror(-o->feat_err));

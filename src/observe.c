@@ -94,10 +94,16 @@ static void observe_features(struct damon_io *io, const struct observe_request *
 		snprintf(o->feat_source, sizeof(o->feat_source), "probed in /%s", kd);
 		return;
 	}
-	if (rq->count > 0 &&
-	    features_probe_readonly(io->root, DAMON_KDAMONDS, rq->first + rq->count, &o->feat) == 0) {
+	if (rq->count > 0) {
+		r = features_probe_readonly(io->root, DAMON_KDAMONDS, rq->first + rq->count, &o->feat);
 		snprintf(o->feat_source, sizeof(o->feat_source), "read from the staged kdamonds");
-		return;
+		if (r == 0)
+			return;
+		if (!rq->dry_run) {
+			o->feat_err = r;
+			note_path(o->feat_err_path, "/" DAMON_KDAMONDS);
+			return;
+		}
 	}
 	r = features_probe(io->root, NULL, &o->feat);
 	if (r < 0) {

@@ -192,6 +192,7 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.plan = r->have_plan ? &r->plan : NULL,
 		.refresh = line ? UINT32_MAX : 1u << r->stats_turn,
 		.probe_writes = r->state == RC_PROBE && !r->opt.dry_run && !r->rt.adopting,
+		.dry_run = r->opt.dry_run != NULL,
 		.state_dir = r->cfg.state_dir,
 		.topo = r->state == RC_REPLAN ? &r->next_topo : &r->topo,
 	};

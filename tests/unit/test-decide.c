@@ -194,6 +194,16 @@ static void probe_failed(struct fx *f)
 	f->obs.feat_err = -EIO;
 	snprintf(f->obs.feat_err_path, sizeof(f->obs.feat_err_path), "/sys/kernel/mm/damon/admin/kdamonds/0");
 }
+static void probe_failed_adopting(struct fx *f)
+{
+	probe_failed(f);
+	f->rt.adopting = true;
+}
+static void check_not_adopting(const struct fx *f)
+{
+	assert_false(f->d.rt.adopting);
+	assert_true(f->d.rt.no_adopt);
+}
 static void kernel_61(struct fx *f) { f->obs.feat.migrate = false; }
 static void numab_tiering(struct fx *f) { f->obs.numa_balancing = 3; }
 static void numab_disable(struct fx *f)
@@ -220,6 +230,8 @@ static const struct dcase probe_cases[] = {
 	{ "6.17", RC_PROBE, NULL, RC_PLAN, "LOG LOG", "DAMON features: paddr migrate", NULL },
 	{ "probe failed", RC_PROBE, probe_failed, RC_BLOCKED, "BLOCK",
 	  "cannot probe the DAMON features (/sys/kernel/mm/damon/admin/kdamonds/0)", NULL },
+	{ "adopted trees unreadable", RC_PROBE, probe_failed_adopting, RC_DISCOVER, "LOG",
+	  "cannot read the DAMON features from the kdamonds of a previous run", check_not_adopting },
 	{ "6.1: no migration", RC_PROBE, kernel_61, RC_DONE, "STOP:0 STOP:1 SET_NR_KDAMONDS=0 REMOVE_RECORD EXIT=3",
 	  "CONFIG_DAMON_PADDR=y with CONFIG_MIGRATION=y (Linux 6.11 or later)", NULL },
 	{ "NUMA balancing tiering, left", RC_PROBE, numab_tiering, RC_PLAN, "LOG LOG",
