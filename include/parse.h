@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- sysfs formats (parse.c) ---- */
+
 /* Decimal unsigned integer, surrounding whitespace allowed. */
 int parse_u64(const char *s, uint64_t *ret);
 int parse_s64(const char *s, int64_t *ret);
@@ -27,6 +29,19 @@ int parse_nodelist_mask(const char *s, uint64_t *mask, unsigned nbits);
 /* Number of CPUs in a cpulist. */
 int parse_cpulist_count(const char *s, unsigned *ret);
 
+/* "memory123" -> 123; anything else (memory_failure, memoryX) -EINVAL. */
+int parse_memory_block_name(const char *name, uint64_t *ret);
+/* "nodeN" -> N. */
+int parse_node_name(const char *name, unsigned *ret);
+/* "memory_tierN" -> N. */
+int parse_memory_tier_name(const char *name, unsigned *ret);
+
+/* Whitespace separated distances ("10 20") into ret[], their number into
+ * *ret_n; more than max entries: -ERANGE. */
+int parse_distances(const char *s, int *ret, unsigned max, unsigned *ret_n);
+
+/* ---- /proc text (parse_proc.c) ---- */
+
 /* The "Node N MemTotal:  123 kB" and "MemFree:" lines of nodeN/meminfo, in
  * bytes; either output may be NULL. */
 int parse_node_meminfo(const char *text, uint64_t *ret_total, uint64_t *ret_free);
@@ -40,18 +55,9 @@ struct zone_wmarks {
 };
 int parse_zoneinfo(const char *text, int nid, struct zone_wmarks *ret);
 
-/* "memory123" -> 123; anything else (memory_failure, memoryX) -EINVAL. */
-int parse_memory_block_name(const char *name, uint64_t *ret);
-/* "nodeN" -> N. */
-int parse_node_name(const char *name, unsigned *ret);
-/* "memory_tierN" -> N. */
-int parse_memory_tier_name(const char *name, unsigned *ret);
+/* ---- config values (parse_value.c) ---- */
 
-/* Whitespace separated distances ("10 20") into ret[], their number into
- * *ret_n; more than max entries: -ERANGE. */
-int parse_distances(const char *s, int *ret, unsigned max, unsigned *ret_n);
-
-/* Config values.  Sizes: "200M", "200MiB", "4096", "1G" (binary units).
+/* Sizes: "200M", "200MiB", "4096", "1G" (binary units).
  * Durations: "5ms", "1s", "100us", "2min" -> microseconds; a bare number is
  * rejected (the unit is mandatory, to avoid ms/us confusion).
  * Basis points: "9970" or "99.7%" -> 0..10000.  Booleans: yes/no/true/false/1/0/on/off. */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A plan_kdamond on disk: staging, commits and the drift check.  The plan is
+ * first turned into an ordered list of (file, value) pairs; staging writes
+ * the list, drift detection reads it back, so the two can never disagree on
+ * what "the plan" means on disk.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "damon_sysfs.h"
+#include "damon_sysfs_internal.h"
+#include "sysfs_io.h"
+
+#define KD_FILES_MAX (96 + 2 * PLAN_MAX_RANGES)
+
+enum {
+	F_NR = 1 << 0,       /* nr_* file: write only when it differs */
+	F_TUNED = 1 << 1,    /* auto-tuned by the kernel: not rewritten while running, not drift */
+	F_FED = 1 << 2,      /* fed by the daemon every period: not drift */
+	F_REFRESH = 1 << 3,  /* refresh_ms: written last, after a commit if intervals change */
+};
+
+struct kd_file {
+	char path[192];   /* relative to the root, e.g. sys/kernel/mm/damon/admin/kdamonds/0/... */
+	char value[32];
+	unsigned flags;
+};
+
+struct kd_files {
+	char dir[64];     /* the kdamond directory every path starts with */
+	unsigned n;
+	struct kd_file f[KD_FILES_MAX];
+};
+
+static void add(struct kd_files *l, unsigned flags, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add(struct kd_files *l, unsigned flags, const char *value, const char *fmt, ...)
+{
+	struct kd_file *e;
+	va_list ap;
+
+	if (l->n >= KD_FILES_MAX)
+		return; /* bounded by PLAN_MAX_RANGES; cannot happen */
+	e = &l->f[l->n++];
+	size_t off = strlen(l->dir);
+
+	memcpy(e->path, l->dir, off);
+	e->path[off++] = '/';
+	va_start(ap, fmt);
+	vsnprintf(e->path + off, sizeof(e->path) - off, fmt, ap);
+	va_end(ap);
+	snprintf(e->value, sizeof(e->value), "%s", value);
+	e->flags = flags;
+}
+
+static const char *u64s(char *buf, uint64_t v)
+{
+	sprintf(buf, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *s64s(char *buf, int64_t v)
+{
+	sprintf(buf, "%" PRId64, v);
+	return buf;
+}
+
+#define C "contexts/0/"
+#define S C "schemes/0/"
+
+/* The kernel's order: every nr_* before its children (writing an nr_* file
+ * replaces all of its children with fresh defaults). */
+static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
+			   const struct damon_features *f, bool disarm, struct kd_files *l)
+{
+	const struct plan_scheme *s = &kd->scheme;
+	char b[32];
+
+	l->n = 0;
+	snprintf(l->dir, sizeof(l->dir), DAMON_KDAMONDS "/%u", idx);
+	add(l, F_NR, "1", "contexts/nr_contexts");
+	add(l, 0, "paddr", C "operations");
+	add(l, F_TUNED * kd->intervals_goal, u64s(b, kd->sample_us), C "monitoring_attrs/intervals/sample_us");
+	add(l, F_TUNED * kd->intervals_goal, u64s(b, kd->aggr_us), C "monitoring_attrs/intervals/aggr_us");
+	add(l, 0, u64s(b, kd->update_us), C "monitoring_attrs/intervals/update_us");
+	if (f->intervals_goal) {
+		const char *g = C "monitoring_attrs/intervals/intervals_goal/";
+
+		add(l, 0, u64s(b, kd->intervals_goal ? kd->ig_access_bp : 0), "%saccess_bp", g);
+		add(l, 0, u64s(b, kd->intervals_goal ? kd->ig_aggrs : 0), "%saggrs", g);
+		add(l, 0, u64s(b, kd->intervals_goal ? kd->ig_min_sample_us : 0), "%smin_sample_us", g);
+		add(l, 0, u64s(b, kd->intervals_goal ? kd->ig_max_sample_us : 0), "%smax_sample_us", g);
+	}
+	add(l, 0, u64s(b, kd->min_nr_regions), C "monitoring_attrs/nr_regions/min");
+	add(l, 0, u64s(b, kd->max_nr_regions), C "monitoring_attrs/nr_regions/max");
+
+	add(l, F_NR, "1", C "targets/nr_targets");
+	add(l, F_NR, u64s(b, kd->nr_ranges), C "targets/0/regions/nr_regions");
+	for (unsigned i = 0; i < kd->nr_ranges; i++) {
+		add(l, 0, u64s(b, kd->ranges[i].start), C "targets/0/regions/%u/start", i);
+		add(l, 0, u64s(b, kd->ranges[i].end), C "targets/0/regions/%u/end", i);
+	}
+
+	add(l, F_NR, "1", C "schemes/nr_schemes");
+	add(l, 0, s->action, S "action");
+	add(l, 0, s64s(b, s->target_nid), S "target_nid");
+	add(l, 0, u64s(b, s->sz_min), S "access_pattern/sz/min");
+	add(l, 0, u64s(b, s->sz_max), S "access_pattern/sz/max");
+	add(l, 0, u64s(b, s->nr_accesses_min), S "access_pattern/nr_accesses/min");
+	add(l, 0, u64s(b, s->nr_accesses_max), S "access_pattern/nr_accesses/max");
+	/* Disarmed: no region is ever this old, so the scheme matches none
+	 * (see damon_start). */
+	add(l, 0, u64s(b, disarm ? DAMON_AGE_NEVER : s->age_min), S "access_pattern/age/min");
+	add(l, 0, u64s(b, s->age_max), S "access_pattern/age/max");
+	if (f->apply_interval)
+		add(l, 0, u64s(b, s->apply_interval_us), S "apply_interval_us");
+	add(l, 0, u64s(b, s->quota_ms), S "quotas/ms");
+	/* The daemon's controller rewrites it as the fast node fills. */
+	add(l, s->daemon_quota ? F_FED : 0, u64s(b, s->quota_bytes), S "quotas/bytes");
+	add(l, 0, u64s(b, s->quota_reset_ms), S "quotas/reset_interval_ms");
+	add(l, 0, u64s(b, s->weight_sz), S "quotas/weights/sz_permil");
+	add(l, 0, u64s(b, s->weight_nr_accesses), S "quotas/weights/nr_accesses_permil");
+	add(l, 0, u64s(b, s->weight_age), S "quotas/weights/age_permil");
+	if (f->quota_goals) {
+		add(l, F_NR, s->goal.enabled ? "1" : "0", S "quotas/goals/nr_goals");
+		if (s->goal.enabled) {
+			if (f->goal_metric)
+				add(l, 0, goal_metric_name(s->goal.metric), S "quotas/goals/0/target_metric");
+			if (f->node_metrics)
+				add(l, 0, s64s(b, s->goal.nid), S "quotas/goals/0/nid");
+			add(l, 0, u64s(b, s->goal.target_value), S "quotas/goals/0/target_value");
+			add(l, F_FED, u64s(b, s->goal.current_value), S "quotas/goals/0/current_value");
+		}
+	}
+	add(l, 0, "none", S "watermarks/metric");
+
+	/* Only one filter directory carries our filter; the others are emptied
+	 * so a filter left behind by someone else cannot change our scheme. */
+	if (f->ops_filters)
+		add(l, F_NR, s->filter_dir == FILTER_DIR_OPS ? "1" : "0", S "ops_filters/nr_filters");
+	if (f->ops_filters)
+		add(l, F_NR, "0", S "core_filters/nr_filters");
+	if (f->filters)
+		add(l, F_NR, s->filter_dir == FILTER_DIR_LEGACY ? "1" : "0", S "filters/nr_filters");
+	if (s->filter_dir != FILTER_DIR_NONE) {
+		const char *d = s->filter_dir == FILTER_DIR_OPS ? "ops_filters" : "filters";
+
+		add(l, 0, "young", S "%s/0/type", d);
+		if (f->filter_allow) {
+			add(l, 0, "Y", S "%s/0/matching", d);
+			add(l, 0, s->young_allow ? "Y" : "N", S "%s/0/allow", d);
+		} else {
+			/* Before 6.14 every filter rejects what it matches:
+			 * "allow only young" is "reject the not-young". */
+			add(l, 0, s->young_allow ? "N" : "Y", S "%s/0/matching", d);
+		}
+	}
+	if (f->refresh_ms)
+		add(l, F_REFRESH, u64s(b, kd->refresh_ms), "refresh_ms");
+}
+
+#undef S
+#undef C
+
+/* With hold (damon_commit only), refresh_ms is left at 0 when intervals are
+ * written, for the caller to turn back on after the commit. */
+static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running,
+		 bool hold, bool disarm)
+{
+	static struct kd_files l;
+	bool keep_tuned = false, hold_refresh = false;
+	char cur[64];
+	int r;
+
+	kd_files_build(idx, kd, &io->feat, disarm, &l);
+	if (running && kd->intervals_goal && !io->dry_run) {
+		char path[192];
+		uint64_t sample;
+
+		/* Fetch the tuned values first, or the commit resets them
+		 * (see damon_set_quota: refresh_ms alone is not enough). */
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
+		snprintf(path, sizeof(path), "%s/contexts/0/monitoring_attrs/intervals/sample_us", l.dir);
+		/* Keep the tuning unless the new bounds exclude it (the kernel
+		 * would reject sample_us outside [min, max]). */
+		keep_tuned = io_read_u64(io->root, path, &sample) == 0 &&
+			     sample >= kd->ig_min_sample_us && sample <= kd->ig_max_sample_us;
+		/* The kernel's periodic refresh would overwrite the intervals
+		 * we stage before the commit reads them: pause it until
+		 * damon_commit() has committed. */
+		if (!keep_tuned && io->feat.refresh_ms && hold) {
+			snprintf(path, sizeof(path), "%s/refresh_ms", l.dir);
+			r = damon_write_retry(io, path, "0");
+			if (r < 0)
+				return r;
+			hold_refresh = true;
+		}
+	}
+	for (unsigned i = 0; i < l.n; i++) {
+		const struct kd_file *e = &l.f[i];
+
+		if (keep_tuned && (e->flags & F_TUNED))
+			continue;
+		if (hold_refresh && (e->flags & F_REFRESH))
+			continue;
+		/* Rewriting an unchanged nr_* would wipe its children. */
+		if ((e->flags & F_NR) && !io->dry_run &&
+		    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
+			continue;
+		r = damon_write_retry(io, e->path, e->value);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int damon_stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running)
+{
+	return stage(io, idx, kd, running, false, false);
+}
+
+int damon_stage_disarmed(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	return stage(io, idx, kd, false, false, true);
+}
+
+int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	char path[160], v[32];
+	int r;
+
+	r = stage(io, idx, kd, true, true, false);
+	if (r == 0)
+		r = damon_state_cmd(io, idx, "commit");
+	if (io->feat.refresh_ms) {
+		/* Whatever happened, refresh goes back on (it is read live). */
+		int q;
+
+		snprintf(path, sizeof(path), DAMON_KDAMONDS "/%u/refresh_ms", idx);
+		snprintf(v, sizeof(v), "%" PRIu64, kd->refresh_ms);
+		q = damon_write_retry(io, path, v);
+		if (r == 0)
+			r = q;
+	}
+	return r;
+}
+
+int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+			     const char *rel, uint64_t value)
+{
+	char path[192], v[32];
+	int r;
+
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/0/%s", idx, rel);
+	if (r < 0)
+		return r;
+	snprintf(v, sizeof(v), "%" PRIu64, value);
+	r = damon_write_retry(io, path, v);
+	if (r < 0)
+		return r;
+	/* A commit re-applies the interval files when they differ from the
+	 * running ones, which resets the tuning, so fetch the tuned ones first.
+	 * refresh_ms does not keep them current: up to 6.17 its deadline is
+	 * one for all kdamonds, so each period refreshes only the kdamond that
+	 * polls first, the one sampling fastest, and in the VM the promotion
+	 * kdamond's files were 20 s old (7.3 keeps a deadline per kdamond). */
+	if (kd->intervals_goal) {
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
+	}
+	return damon_state_cmd(io, idx, "commit");
+}
+
+int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	return damon_commit_scheme_file(io, idx, kd, "quotas/bytes", kd->scheme.quota_bytes);
+}
+
+int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value)
+{
+	char path[192], v[32];
+	int r;
+
+	r = io_path(path, sizeof(path),
+		    DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/goals/0/current_value", idx);
+	if (r < 0)
+		return r;
+	snprintf(v, sizeof(v), "%" PRIu64, current_value);
+	r = damon_write_retry(io, path, v);
+	if (r < 0)
+		return r;
+	return damon_state_cmd(io, idx, "commit_schemes_quota_goals");
+}
+
+int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+		      char *what, size_t whatlen)
+{
+	static struct kd_files l;
+	char cur[64];
+	int r;
+
+	kd_files_build(idx, kd, &io->feat, false, &l);
+	for (unsigned i = 0; i < l.n; i++) {
+		const struct kd_file *e = &l.f[i];
+
+		if (e->flags & (F_TUNED | F_FED))
+			continue;
+		r = io_read(io->root, e->path, cur, sizeof(cur));
+		if (r == -ENOENT) {
+			/* A parent nr_* was rewritten: the whole subtree is gone. */
+			snprintf(what, whatlen, "/%s is missing (expected \"%s\")", e->path, e->value);
+			return 1;
+		}
+		if (r < 0) {
+			snprintf(io->failed_path, sizeof(io->failed_path), "/%s", e->path);
+			return r;
+		}
+		if (strcmp(cur, e->value) != 0) {
+			snprintf(what, whatlen, "/%s is \"%s\", expected \"%s\"", e->path, cur, e->value);
+			return 1;
+		}
+	}
+	return 0;
+}
