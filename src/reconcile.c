@@ -4,7 +4,6 @@
  * built from, and the clocks.  Decisions are decide.c's, effects actuate.c's.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,7 +11,6 @@
 
 #include "actuate.h"
 #include "damon_sysfs.h"
-#include "exit_codes.h"
 #include "log.h"
 #include "observe.h"
 #include "quota_ctl.h"
