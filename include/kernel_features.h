@@ -62,6 +62,25 @@ int features_probe(int root, const char *kdamond_dir, struct damon_features *ret
 int features_probe_readonly(int root, const char *kdamonds_dir, unsigned nr,
 			    struct damon_features *ret);
 
+/*
+ * Read-only and without a kdamond, for --dry-run: the features from the
+ * kernel's BTF (sys/kernel/btf/vmlinux below root, CONFIG_DEBUG_INFO_BTF),
+ * which names the structs behind DAMON's sysfs files, its keyword enums and
+ * its compiled functions; `sysfs` is whether admin/kdamonds/nr_kdamonds
+ * exists.  Every field is filled.  Returns 0, or -ENOENT when there is no
+ * BTF, -EINVAL when it is malformed, -ENODATA when DAMON's sysfs exists but
+ * the BTF does not describe it (so it cannot tell), -E2BIG or another -errno
+ * of reading it; then *ret is untouched and `why` (if whylen > 0) says what
+ * was wrong, for the caller's "features unknown" message.  `why` is not
+ * written on success.
+ */
+int features_probe_btf(int root, struct damon_features *ret, char *why, size_t whylen);
+
+/* The BTF facts of features_probe_btf() on a parsed blob: every field but
+ * `sysfs`, which is left false. */
+struct kernel_btf;
+void features_from_btf(const struct kernel_btf *btf, struct damon_features *ret);
+
 /* Read-only: sys/module/damon_{stat,reclaim,lru_sort}/parameters/enabled. */
 int features_read_modules(int root, struct damon_modules *ret);
 
