@@ -101,7 +101,8 @@ struct observation {
 	int feat_err;
 	char feat_err_path[OBS_PATH_MAX];
 	struct damon_features feat;
-	char feat_source[96];      /* where the features were read from, for the log */
+	char feat_source[256];     /* where the features were read from, for the log */
+	bool feat_assumed;         /* a dry run had nothing to read them from */
 
 	/* OBS_MEMINFO */
 	int meminfo_err;

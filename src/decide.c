@@ -269,7 +269,8 @@ static void decide_probe(const struct decide_input *in, struct decision *d)
 		decide_numa_balancing(in, d);
 	features_format(&o->feat, feats, sizeof(feats));
 	if (in->fresh)
-		say(d, LOG_INFO, "DAMON features (%s): %s", o->feat_source, feats);
+		say(d, o->feat_assumed ? LOG_WARNING : LOG_INFO, "DAMON features (%s): %s",
+		    o->feat_source, feats);
 	else
 		say(d, LOG_INFO, "DAMON features: %s", feats);
 	d->rt.attempts = 0;

@@ -75,13 +75,13 @@ static void observe_topology(struct damon_io *io, const struct observe_request *
 
 /*
  * Without writing, features can be read from kdamond trees that are staged
- * already (ours, from a run that is still going) or from the kernel's BTF.
- * Failing both, a dry run says so and assumes everything.
+ * already (ours, from a run that is still going) or, for a dry run, from the
+ * kernel's BTF.  Failing both, a dry run says so and assumes everything.
  */
 static void observe_features(struct damon_io *io, const struct observe_request *rq,
 			     struct observation *o)
 {
-	char kd[64];
+	char kd[64], why[128] = "no kernel BTF";
 	int r;
 
 	if (rq->probe_writes) {
@@ -105,6 +105,12 @@ static void observe_features(struct damon_io *io, const struct observe_request *
 			return;
 		}
 	}
+	r = features_probe_btf(io->root, &o->feat, why, sizeof(why));
+	if (r == 0) {
+		snprintf(o->feat_source, sizeof(o->feat_source), "read from the kernel's BTF, "
+			 "/sys/kernel/btf/vmlinux");
+		return;
+	}
 	r = features_probe(io->root, NULL, &o->feat);
 	if (r < 0) {
 		o->feat_err = r;
@@ -119,9 +125,11 @@ static void observe_features(struct damon_io *io, const struct observe_request *
 		.quota_goals = true, .goal_metric = true, .effective_bytes = true,
 		.node_metrics = true, .intervals_goal = true, .ops_filters = true,
 		.filters = true, .filter_allow = true, .young_filter = true, .refresh_ms = true,
+		.addr_unit = true, .goal_tuner = true,
 	};
+	o->feat_assumed = true;
 	snprintf(o->feat_source, sizeof(o->feat_source),
-		 "assumed: no staged kdamond to read them from");
+		 "assumed, as the newest kernels have them: no staged kdamond to read, and %s", why);
 }
 
 static void observe_meminfo(struct damon_io *io, const struct observe_request *rq,

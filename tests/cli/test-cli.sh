@@ -33,12 +33,13 @@ expect_in() { # name, file, text
 	fi
 }
 
-root() { # fixture -> fresh copy with an empty DAMON admin dir
+root() { # fixture [kernel] -> fresh copy with an empty DAMON admin dir and that kernel's BTF
 	local d=$tmp/root-$1
 	rm -rf "$d"
 	cp -a "$fix/$1" "$d"
-	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds"
+	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds" "$d/sys/kernel/btf"
 	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+	cp "$fix/btf/${2:-6.17}.btf" "$d/sys/kernel/btf/vmlinux"
 	echo "$d"
 }
 
@@ -90,6 +91,18 @@ else
 	head -40 "$tmp/diff"
 fi
 expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
+expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
+# The kernel's features decide the files: 6.12 has filters/ without allow.
+r=$(root vm-2node 6.12)
+check dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in dry-run-612-filter "$tmp/out" "schemes/0/filters/0/matching N"
+cp "$tmp/out" "$tmp/plan612"
+check dry-run-612-no-ops-filters 1 grep -q ops_filters "$tmp/plan612"
+# No BTF: the features are assumed, and the dry run warns.
+r=$(root vm-2node)
+rm "$r/sys/kernel/btf/vmlinux"
+check dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
 r=$(root one-node)
 check one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "decide_fx.h"
 #include "exit_codes.h"
@@ -215,7 +216,12 @@ static void numab_checked(struct fx *f) { f->rt.numab_checked = true; }
 static void dry_assumed(struct fx *f)
 {
 	f->in.fresh = true;
+	f->obs.feat_assumed = true;
 	snprintf(f->obs.feat_source, sizeof(f->obs.feat_source), "assumed: no staged kdamond");
+}
+static void check_warned(const struct fx *f)
+{
+	assert_int_equal(f->d.a[1].prio, LOG_WARNING);
 }
 static void check_numab(const struct fx *f)
 {
@@ -241,7 +247,7 @@ static const struct dcase probe_cases[] = {
 	  check_numab },
 	{ "NUMA balancing looked at once", RC_PROBE, numab_checked, RC_PLAN, "LOG", NULL, NULL },
 	{ "a dry run says where features come from", RC_PROBE, dry_assumed, RC_PLAN, "LOG LOG",
-	  "DAMON features (assumed: no staged kdamond)", NULL },
+	  "DAMON features (assumed: no staged kdamond)", check_warned },
 };
 
 static void test_probe(void **state)
