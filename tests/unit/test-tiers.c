@@ -137,7 +137,7 @@ static void test_two_node_no_tiers(void **state)
 	fx_free(&f);
 }
 
-/* Reference §11: a CPU-less node without HMAT data sits in memory_tier4 with
+/* A CPU-less node without HMAT data sits in memory_tier4 with
  * DRAM; the kernel's single tier must not hide it. */
 static void test_same_tier_cpuless(void **state)
 {
