@@ -95,6 +95,11 @@ static const char *const exclusive_modules[] = {
 	"damon_sample_mtier", "damon_sample_wsse", "damon_sample_prcl", NULL,
 };
 
+/* What the kernels of tests/golden/damon-sysfs have built in. */
+static const char *const builtin_modules[] = {
+	"damon_stat", "damon_reclaim", "damon_lru_sort", NULL,
+};
+
 static const char *const state_cmds[] = {
 	"on", "off", "commit", "commit_schemes_quota_goals", "update_schemes_stats",
 	"update_schemes_tried_bytes", "update_schemes_tried_regions",
@@ -1522,13 +1527,19 @@ struct fake_damon *fake_damon_new(const char *root_dir, enum fake_profile profil
 		if (r < 0)
 			fake_bug("cannot create %s/" KDAMONDS ": %s", root_dir, strerror(-r));
 	}
-	if (fk->f.damon_stat &&
-	    faccessat(fk->dirfd, "sys/module/damon_stat/parameters/enabled", F_OK, 0) < 0) {
-		r = put(fk, "sys/module/damon_stat/parameters/enabled", "N");
-		if (r == 0)
-			r = put(fk, "sys/module/damon_stat/parameters/kdamond_pid", "-1");
+	/* The built-in DAMON modules of the Debian kernels (damon_stat from
+	 * 6.17), all off; only parameters/enabled, which is what the daemon reads. */
+	for (const char *const *m = builtin_modules; *m; m++) {
+		char p[FAKE_PATH_MAX];
+
+		if (strcmp(*m, "damon_stat") == 0 && !fk->f.damon_stat)
+			continue;
+		pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", *m);
+		if (faccessat(fk->dirfd, p, F_OK, 0) == 0)
+			continue;
+		r = put(fk, p, "N");
 		if (r < 0)
-			fake_bug("cannot create damon_stat in %s: %s", root_dir, strerror(-r));
+			fake_bug("cannot create %s in %s: %s", p, root_dir, strerror(-r));
 	}
 
 	/* A tree that already has kdamonds: those reading "on" are someone else's. */

@@ -62,8 +62,8 @@ enum fake_profile {
 struct fake_damon;
 
 /* Install on `root_dir` (a writable tree).  Creates sys/kernel/mm/damon/admin
- * with nr_kdamonds 0 if it does not exist, and sys/module/damon_stat/parameters/enabled
- * per profile (6.17/7.3 have damon_stat, enabled=N unless set).  Kdamonds
+ * with nr_kdamonds 0 if it does not exist, and sys/module/<m>/parameters/enabled = N
+ * unless set, for damon_reclaim, damon_lru_sort and (6.17/7.3) damon_stat.  Kdamonds
  * already in the tree whose state reads "on" count as running (foreign).
  * Takes over the seams until fake_damon_free().  Aborts on a tree it cannot
  * set up. */
