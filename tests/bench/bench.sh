@@ -62,6 +62,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 vm=$top/tests/vm
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$top/tests/lib/host.sh"
+PROG=bench
+DIE_STATUS=2
 
 glob=6.17
 workloads=gups,grow,zipf
@@ -76,8 +80,10 @@ tierd_config=""
 tierd_hook=""
 timeout_s=""
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
-die() { echo "bench: error: $*" >&2; exit 2; }
+usage() {
+	help_text
+	exit "${1:-0}"
+}
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -138,11 +144,7 @@ if ((!report_only)); then
 	echo "bench: kernel $vmlinuz" >&2
 
 	# The shipped defaults; the status interval is for the log only.
-	if [[ -n $tierd_config ]]; then
-		cp "$tierd_config" "$work/damon-tierd.conf"
-	else
-		printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
-	fi
+	tierd_conf "$work/damon-tierd.conf" "$tierd_config"
 	: >"$work/tierd-hook.sh"
 	if [[ -n $tierd_hook ]]; then
 		[[ -f $tierd_hook ]] || die "no such --tierd-hook script: $tierd_hook"

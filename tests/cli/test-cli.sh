@@ -2,36 +2,14 @@
 # Command-line behaviour: options, exit codes, --check-config, --dry-run
 # against fixture trees (and a golden plan).  Never touches the real /sys.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 bin=${DAMON_TIERD:?}
 fix=${FIXTURES_DIR:?}
 golden_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # name, expected status, command...
-	local name=$1 want=$2 got=0
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [[ $got == "$want" ]]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name: exit $got, expected $want"
-		sed 's/^/  out: /' "$tmp/out" | head -20
-		sed 's/^/  err: /' "$tmp/err" | head -20
-	fi
-}
-expect_in() { # name, file, text
-	if grep -qF -- "$3" "$2"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: '$3' not in $2:"
-		sed 's/^/  /' "$2" | head -20
-	fi
-}
 
 root() { # fixture [kernel] -> fresh copy with an empty DAMON admin dir and that kernel's BTF
 	local d=$tmp/root-$1
@@ -45,49 +23,48 @@ root() { # fixture [kernel] -> fresh copy with an empty DAMON admin dir and that
 
 printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
 
-check help 0 "$bin" --help
+check_exit help 0 "$bin" --help
 expect_in help "$tmp/out" "--sysfs-root DIR"
 expect_in help-exit "$tmp/out" "77 nothing to tier"
-check version 0 "$bin" --version
+check_exit version 0 "$bin" --version
 expect_in version "$tmp/out" "damon-tierd "
-check bad-option 2 "$bin" --frobnicate
-check stray-arg 2 "$bin" stray
+check_exit bad-option 2 "$bin" --frobnicate
+check_exit stray-arg 2 "$bin" stray
 
-check check-config 0 "$bin" --config "$tmp/ok.conf" --check-config
+check_exit check-config 0 "$bin" --config "$tmp/ok.conf" --check-config
 expect_in check-config "$tmp/out" "promote.used_goal = auto"
 expect_in check-config-valid "$tmp/err" "configuration is valid"
 
 printf '[quota]\nsize = 200 parsecs\n' >"$tmp/bad.conf"
-check bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
+check_exit bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
 expect_in bad-config-line "$tmp/err" "bad.conf:2"
 # --quiet (ExecReload=): silent when valid, the error alone when not.
-check check-config-quiet 0 "$bin" --config "$tmp/ok.conf" --check-config --quiet
+check_exit check-config-quiet 0 "$bin" --config "$tmp/ok.conf" --check-config --quiet
 cat "$tmp/out" "$tmp/err" >"$tmp/quiet.out"
-check check-config-quiet-silent 0 test ! -s "$tmp/quiet.out"
-check check-config-quiet-bad 2 "$bin" --config "$tmp/bad.conf" --check-config -q
+check_exit check-config-quiet-silent 0 test ! -s "$tmp/quiet.out"
+check_exit check-config-quiet-bad 2 "$bin" --config "$tmp/bad.conf" --check-config -q
 expect_in check-config-quiet-bad-line "$tmp/err" "bad.conf:2"
 cp "$tmp/out" "$tmp/quiet.out"
-check check-config-quiet-bad-no-dump 0 test ! -s "$tmp/quiet.out"
-check quiet-needs-check-config 2 "$bin" --quiet --dry-run
+check_exit check-config-quiet-bad-no-dump 0 test ! -s "$tmp/quiet.out"
+check_exit quiet-needs-check-config 2 "$bin" --quiet --dry-run
 expect_in quiet-needs-check-config-msg "$tmp/err" "--quiet applies to --check-config only"
 printf '[promote]\nused_goal = 10001\n' >"$tmp/range.conf"
-check goal-range 2 "$bin" --config "$tmp/range.conf" --check-config
+check_exit goal-range 2 "$bin" --config "$tmp/range.conf" --check-config
 expect_in goal-range-line "$tmp/err" "range.conf:2"
-check missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-config
+check_exit missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-config
 expect_in missing-config "$tmp/err" "nope.conf"
 
 # --dry-run: the full plan for the VM topology, and nothing written.
 r=$(root vm-2node)
 before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
-check dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
-if [[ "$before" == "$after" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL dry-run wrote files"; fi
+if [[ "$before" == "$after" ]]; then ok; else bad "dry-run wrote files"; fi
 grep '^write ' "$tmp/out" >"$tmp/plan"
 if diff -u "$golden_dir/vm-2node.dryrun" "$tmp/plan" >"$tmp/diff"; then
-	pass=$((pass + 1))
+	ok
 else
-	fail=$((fail + 1))
-	echo "FAIL dry-run differs from the golden plan (tests/cli/golden/vm-2node.dryrun):"
+	bad "dry-run differs from the golden plan (tests/cli/golden/vm-2node.dryrun):"
 	head -40 "$tmp/diff"
 fi
 expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
@@ -105,19 +82,19 @@ check dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-ru
 expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
 r=$(root one-node)
-check one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in one-node-msg "$tmp/err" "nothing to tier"
 
 r=$(root vm-2node)
 rm -rf "$r/sys/kernel/mm/damon"
-check no-damon 3 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit no-damon 3 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in no-damon-msg "$tmp/err" "CONFIG_DAMON_SYSFS"
 
 r=$(root broken-meminfo)
-check broken-topology 1 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit broken-topology 1 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in broken-topology-msg "$tmp/err" "meminfo"
 
-check bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
+check_exit bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
 
 # --dry-run never waits: a blocked start is reported with status 4.
 r=$(root vm-2node)
@@ -125,9 +102,9 @@ mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
 echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
 echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
-check dry-run-blocked 4 timeout 20 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit dry-run-blocked 4 timeout 20 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-blocked-msg "$tmp/err" "kdamond 0 (pid 4242) is running"
-check short-c-missing 2 "$bin" -c"$tmp/nope.conf" --check-config
+check_exit short-c-missing 2 "$bin" -c"$tmp/nope.conf" --check-config
 
 # A second instance is refused by the lock (the first holds it while blocked).
 r=$(root vm-2node)
@@ -139,21 +116,20 @@ echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
 first=$!
 for _ in $(seq 100); do grep -q "not started by damon-tierd" "$tmp/first.err" && break; sleep 0.1; done
 expect_in foreign-kdamond "$tmp/first.err" "kdamond 0 (pid 4242) is running and was not started by damon-tierd"
-check second-instance 5 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --foreground
+check_exit second-instance 5 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --foreground
 expect_in second-instance-msg "$tmp/err" "another damon-tierd is running"
 # "damon-tierd status" reads the published status files, no root or sysfs needed.
-check status-running 0 "$bin" status --config "$tmp/ok.conf"
+check_exit status-running 0 "$bin" status --config "$tmp/ok.conf"
 expect_in status-state "$tmp/out" "): blocked: kdamond 0 (pid 4242) is running"
 expect_in status-fresh "$tmp/out" "updated "
-check status-json 0 "$bin" status --json --config "$tmp/ok.conf"
+check_exit status-json 0 "$bin" status --json --config "$tmp/ok.conf"
 expect_in status-json-state "$tmp/out" '"state":"blocked"'
-check status-bad-arg 2 "$bin" status --frobnicate
+check_exit status-bad-arg 2 "$bin" status --frobnicate
 kill -TERM "$first"
 wait "$first" && st=0 || st=$?
-if [[ $st == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL sigterm exit $st"; fi
+if [[ $st == 0 ]]; then ok; else bad "sigterm exit $st"; fi
 expect_in foreign-untouched "$r/sys/kernel/mm/damon/admin/kdamonds/0/state" "on"
-check status-stopped 1 "$bin" status --config "$tmp/ok.conf"
+check_exit status-stopped 1 "$bin" status --config "$tmp/ok.conf"
 expect_in status-stopped-msg "$tmp/out" "damon-tierd is not running"
 
-echo "$pass passed, $fail failed"
-[[ $fail == 0 ]]
+finish

@@ -5,52 +5,21 @@
 # --config-root; the real /etc is never read and /sys never touched
 # (--dry-run runs against a fixture tree).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 bin=${DAMON_TIERD:?}
 fix=${FIXTURES_DIR:?}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # name, expected status, command...
-	local name=$1 want=$2 got=0
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [[ $got == "$want" ]]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name: exit $got, expected $want"
-		sed 's/^/  out: /' "$tmp/out" | head -40
-		sed 's/^/  err: /' "$tmp/err" | head -20
-	fi
-}
-expect_in() { # name, file, text
-	if grep -qF -- "$3" "$2"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: '$3' not in $2:"
-		sed 's/^/  /' "$2" | head -40
-	fi
-}
-expect_not_in() { # name, file, text
-	if ! grep -qF -- "$3" "$2"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: '$3' unexpectedly in $2"
-	fi
-}
 # The line of key in --check-config output, with its origin comment.
 expect_key() { # name, key, value, origin
 	local line
 	line=$(grep -E "^$2 = " "$tmp/out" || true)
 	if [[ $line =~ ^"$2 = $3"\ +"# $4"$ ]]; then
-		pass=$((pass + 1))
+		ok
 	else
-		fail=$((fail + 1))
-		echo "FAIL $1: expected '$2 = $3  # $4', got '$line'"
+		bad "$1: expected '$2 = $3  # $4', got '$line'"
 	fi
 }
 put() { # root-relative path, printf format, arguments...
@@ -63,7 +32,7 @@ cr=$tmp/root
 mkdir -p "$cr"
 
 # Nothing anywhere: all defaults.
-check empty 0 "$bin" --config-root "$cr" --check-config
+check_exit empty 0 "$bin" --config-root "$cr" --check-config
 expect_key empty-size quota.size 200MiB default
 expect_key empty-goal promote.used_goal auto default
 expect_in empty-valid "$tmp/err" "configuration is valid"
@@ -71,12 +40,12 @@ expect_in empty-count "$tmp/err" "no main file + 0 drop-ins"
 
 # The vendor main file, drop-ins from every level.
 put usr/lib/damon-tierd.conf '[daemon]\nstate_dir = %s/state\n[quota]\nsize = 1G\n' "$tmp"
-check vendor 0 "$bin" --config-root "$cr" --check-config
+check_exit vendor 0 "$bin" --config-root "$cr" --check-config
 expect_key vendor-size quota.size 1GiB "$cr/usr/lib/damon-tierd.conf:4"
 
 # /etc/damon-tierd.conf replaces the vendor file as a whole.
 put etc/damon-tierd.conf '[daemon]\nstate_dir = %s/state\n' "$tmp"
-check etc-main 0 "$bin" --config-root "$cr" --check-config
+check_exit etc-main 0 "$bin" --config-root "$cr" --check-config
 expect_key etc-main-size quota.size 200MiB default
 expect_key etc-main-state daemon.state_dir "$tmp/state" "$cr/etc/damon-tierd.conf:2"
 expect_in etc-main-named "$tmp/err" "$cr/etc/damon-tierd.conf + 0 drop-ins"
@@ -84,17 +53,17 @@ expect_in etc-main-named "$tmp/err" "$cr/etc/damon-tierd.conf + 0 drop-ins"
 # Lexical order across directories: /usr/lib's 90- comes after /etc's 10-.
 put etc/damon-tierd.conf.d/10-quota.conf '[quota]\nsize = 2G\nweight_age = 50\n'
 put usr/lib/damon-tierd.conf.d/90-vendor.conf '[quota]\nsize = 3G\n'
-check order 0 "$bin" --config-root "$cr" --check-config
+check_exit order 0 "$bin" --config-root "$cr" --check-config
 expect_key order-size quota.size 3GiB "$cr/usr/lib/damon-tierd.conf.d/90-vendor.conf:2"
 expect_key order-age quota.weight_age 50 "$cr/etc/damon-tierd.conf.d/10-quota.conf:3"
 expect_in order-count "$tmp/err" "+ 2 drop-ins"
 
 # The same name higher up replaces it; a symlink to /dev/null masks it.
 put run/damon-tierd.conf.d/90-vendor.conf '[quota]\nsize = 4G\n'
-check run-over-usr 0 "$bin" --config-root "$cr" --check-config
+check_exit run-over-usr 0 "$bin" --config-root "$cr" --check-config
 expect_key run-over-usr-size quota.size 4GiB "$cr/run/damon-tierd.conf.d/90-vendor.conf:2"
 ln -s /dev/null "$cr/etc/damon-tierd.conf.d/90-vendor.conf"
-check masked 0 "$bin" --config-root "$cr" --check-config
+check_exit masked 0 "$bin" --config-root "$cr" --check-config
 expect_key masked-size quota.size 2GiB "$cr/etc/damon-tierd.conf.d/10-quota.conf:2"
 expect_in masked-count "$tmp/err" "+ 1 drop-in:"
 
@@ -102,7 +71,7 @@ expect_in masked-count "$tmp/err" "+ 1 drop-in:"
 put etc/damon-tierd.conf.d/.20-hidden.conf '[quota]\nsize = 5G\n'
 put etc/damon-tierd.conf.d/10-quota.conf~ '[quota]\nsize = 5G\n'
 put etc/damon-tierd.conf.d/10-quota.conf.dpkg-old '[quota]\nsize = 5G\n'
-check ignored 0 "$bin" --config-root "$cr" --check-config
+check_exit ignored 0 "$bin" --config-root "$cr" --check-config
 expect_key ignored-size quota.size 2GiB "$cr/etc/damon-tierd.conf.d/10-quota.conf:2"
 
 # The merged config is what the daemon plans with: a pinned quota is
@@ -112,54 +81,53 @@ cp -a "$fix/vm-2node" "$sys"
 mkdir -p "$sys/sys/kernel/mm/damon/admin/kdamonds"
 echo 0 >"$sys/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 put run/damon-tierd.conf.d/50-pin.conf '[quota]\nreset_interval = 1s\ntuner = kernel\n'
-check dry-run 0 "$bin" --config-root "$cr" --sysfs-root "$sys" --dry-run
+check_exit dry-run 0 "$bin" --config-root "$cr" --sysfs-root "$sys" --dry-run
 expect_in dry-run-quota "$tmp/out" "schemes/0/quotas/bytes 2147483648"
 expect_in dry-run-reset "$tmp/out" "schemes/0/quotas/reset_interval_ms 1000"
 rm "$cr/run/damon-tierd.conf.d/50-pin.conf"
 
 # A bad drop-in fails the whole load, named with file:line.
 put run/damon-tierd.conf.d/20-bad.conf '[quota]\n\nsize = 200 parsecs\n'
-check bad-dropin 2 "$bin" --config-root "$cr" --check-config
+check_exit bad-dropin 2 "$bin" --config-root "$cr" --check-config
 expect_in bad-dropin-line "$tmp/err" "$cr/run/damon-tierd.conf.d/20-bad.conf:3: [quota] size: not a size"
 put run/damon-tierd.conf.d/20-bad.conf '[quota]\nsize = 1G\nsize = 2G\n'
-check dup-in-dropin 2 "$bin" --config-root "$cr" --check-config
+check_exit dup-in-dropin 2 "$bin" --config-root "$cr" --check-config
 expect_in dup-in-dropin-line "$tmp/err" "20-bad.conf:3: [quota] size: duplicate key (first set on line 2"
 # A cross-key conflict between two files points at the later one.
 put run/damon-tierd.conf.d/20-bad.conf '[quota]\nweight_accesses = 0\n'
 put usr/lib/damon-tierd.conf.d/30-age.conf '[quota]\nweight_age = 0\n'
-check cross-files 2 "$bin" --config-root "$cr" --check-config
+check_exit cross-files 2 "$bin" --config-root "$cr" --check-config
 expect_in cross-files-line "$tmp/err" "$cr/usr/lib/damon-tierd.conf.d/30-age.conf:2: [quota] weight_accesses = 0 ($cr/run/damon-tierd.conf.d/20-bad.conf:2) and [quota] weight_age = 0 (line 2) cannot both be 0"
 rm "$cr/run/damon-tierd.conf.d/20-bad.conf" "$cr/usr/lib/damon-tierd.conf.d/30-age.conf"
 mkdir "$cr/etc/damon-tierd.conf.d/30-dir.conf"
-check dir-dropin 2 "$bin" --config-root "$cr" --check-config
+check_exit dir-dropin 2 "$bin" --config-root "$cr" --check-config
 expect_in dir-dropin-msg "$tmp/err" "30-dir.conf: not a regular file but a directory"
 rmdir "$cr/etc/damon-tierd.conf.d/30-dir.conf"
-check recovered 0 "$bin" --config-root "$cr" --check-config
+check_exit recovered 0 "$bin" --config-root "$cr" --check-config
 
 # --config FILE: FILE and FILE.d/ only; the search path is not read.
 mkdir -p "$tmp/alt"
 printf '[daemon]\nstate_dir = %s/state\n[quota]\nsize = 8G\n' "$tmp" >"$tmp/alt/my.conf"
-check explicit 0 "$bin" --config "$tmp/alt/my.conf" --check-config
+check_exit explicit 0 "$bin" --config "$tmp/alt/my.conf" --check-config
 expect_key explicit-size quota.size 8GiB "$tmp/alt/my.conf:4"
 expect_key explicit-age quota.weight_age 100 default
 mkdir -p "$tmp/alt/my.conf.d"
 printf '[quota]\nsize = 16G\n' >"$tmp/alt/my.conf.d/10-more.conf"
-check explicit-d 0 "$bin" --config "$tmp/alt/my.conf" --check-config
+check_exit explicit-d 0 "$bin" --config "$tmp/alt/my.conf" --check-config
 expect_key explicit-d-size quota.size 16GiB "$tmp/alt/my.conf.d/10-more.conf:2"
 expect_in explicit-d-count "$tmp/err" "$tmp/alt/my.conf + 1 drop-in:"
 rm "$tmp/alt/my.conf"
-check explicit-missing 2 "$bin" --config "$tmp/alt/my.conf" --check-config
+check_exit explicit-missing 2 "$bin" --config "$tmp/alt/my.conf" --check-config
 expect_in explicit-missing-msg "$tmp/err" "$tmp/alt/my.conf: no such file"
 
 # --config-root is a test aid: not with --config, not for a daemon that
 # would reload from the real search path (fixture sysfs in case it starts).
-check root-and-config 2 "$bin" --config-root "$cr" --config "$tmp/alt/my.conf" --check-config
+check_exit root-and-config 2 "$bin" --config-root "$cr" --config "$tmp/alt/my.conf" --check-config
 expect_in root-and-config-msg "$tmp/err" "--config-root"
-check root-daemon 2 timeout 20 "$bin" --config-root "$cr" --sysfs-root "$sys" --foreground
+check_exit root-daemon 2 timeout 20 "$bin" --config-root "$cr" --sysfs-root "$sys" --foreground
 expect_in root-daemon-msg "$tmp/err" "--config-root is for tests"
 "$bin" --help >"$tmp/out"
 expect_not_in help-hidden "$tmp/out" "--config-root"
 expect_in help-dropins "$tmp/out" "FILE.d/"
 
-echo "$pass passed, $fail failed"
-[[ $fail == 0 ]]
+finish

@@ -7,14 +7,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
 bin=${DAMON_TIERD:-}
 man8=$top/man/damon-tierd.8
 man5=$top/man/damon-tierd.conf.5
 conf=$top/conf/damon-tierd.conf
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 if [[ -z $bin || ! -x $bin ]]; then
 	echo "FAIL: \$DAMON_TIERD must name the built binary (got '${bin}'); meson test sets it," \
@@ -105,12 +103,11 @@ if command -v groff >/dev/null; then
 			ok
 		else
 			bad "groff -man -ww $f: exit $st"
-			sed 's/^/  /' <<<"$out" | head -20
+			head -20 <<<"$out" | sed 's/^/  /'
 		fi
 	done
 else
 	echo "SKIP rendering: groff is not installed (apt-get install groff-base)"
 fi
 
-echo "$pass passed, $fail failed"
-[[ $fail == 0 ]]
+finish

@@ -7,9 +7,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
 unit=$here/../../systemd/damon-tierd.service
 max=1.5
-pass=0 fail=0
 
 if ! command -v systemd-analyze >/dev/null; then
 	echo "SKIP: systemd-analyze is not installed (it comes with the systemd package)"
@@ -30,26 +31,22 @@ exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9][0-9]*\(\.[0-9]*
 	   "$tmp/out" | head -1)
 
 if [[ -z $exposure ]]; then
-	fail=$((fail + 1))
-	echo "FAIL: no 'Overall exposure level' in the output of systemd-analyze security (exit $st):"
+	bad "no 'Overall exposure level' in the output of systemd-analyze security (exit $st):"
 	sed 's/^/  /' "$tmp/out" "$tmp/err" | head -30
 elif awk -v e="$exposure" -v m="$max" 'BEGIN { exit !(e <= m) }'; then
-	pass=$((pass + 1))
+	ok
 	echo "exposure $exposure (at most $max)"
 else
-	fail=$((fail + 1))
-	echo "FAIL: exposure $exposure is above $max; what still counts against the unit:"
+	bad "exposure $exposure is above $max; what still counts against the unit:"
 	grep '✗' "$tmp/out" | sed 's/^/  /'
 fi
 
 # systemd logs unparsable directives and ignores them.
 if grep -E 'Unknown (key|section)|Failed to parse|Invalid|ignoring' "$tmp/err" >"$tmp/bad"; then
-	fail=$((fail + 1))
-	echo "FAIL: systemd-analyze ignored parts of $unit:"
+	bad "systemd-analyze ignored parts of $unit:"
 	sed 's/^/  /' "$tmp/bad"
 else
-	pass=$((pass + 1))
+	ok
 fi
 
-echo "$pass passed, $fail failed"
-[[ $fail == 0 ]]
+finish

@@ -16,14 +16,13 @@
 # missing one is named with the apt-get command that installs it.
 set -euo pipefail
 
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+PROG=build-deb
+
 usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
+	help_text >&2
 	exit 2
-}
-say() { echo "build-deb: $*" >&2; }
-die() {
-	say "error: $*"
-	exit 1
 }
 
 nocheck=0

@@ -22,12 +22,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=test-deb
 build_args=(--nocheck)
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--check) build_args=(); shift ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "test-deb: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	-*) say "unknown argument $1"; exit 2 ;;
 	*) break ;;
 	esac
 done
@@ -41,20 +44,6 @@ if [[ $# -eq 0 ]]; then
 		fi
 	done
 fi
-
-pass=0 fail=0
-ok() { echo "PASS: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-# check DESCRIPTION COMMAND...: PASS if COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[[ $fail -eq 0 ]]
-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-test-deb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

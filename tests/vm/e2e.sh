@@ -22,10 +22,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=e2e
+DIE_STATUS=2
 glob=6.17
 duration=""
 timeout_s=900
-mode=test
+mode="test"
 config=""
 guest=$here/guest/e2e-guest.sh
 extra_append=""
@@ -38,29 +42,22 @@ while [[ $# -gt 0 ]]; do
 	--config) config=${2:?}; shift 2 ;;
 	--guest) guest=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "e2e: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	*) die "unknown argument $1" ;;
 	esac
 done
 
-daemon=${DAMON_TIERD:-$top/build/damon-tierd}
-workload=${WORKLOAD:-$top/build/tests/vm/workload}
-[[ -x $daemon ]] || { echo "e2e: no damon-tierd binary at $daemon (build first, or set DAMON_TIERD)" >&2; exit 2; }
-[[ -x $workload ]] || { echo "e2e: no workload binary at $workload (set WORKLOAD)" >&2; exit 2; }
+vm_binaries
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 vmlinuz=$("$here/fetch-kernel.sh" "$glob")
-echo "e2e: kernel $vmlinuz" >&2
+say "kernel $vmlinuz"
 
-# The shipped config, unchanged, except a shorter status interval so the
-# test log shows progress (logging only; no tiering parameter is touched).
-if [[ -n $config ]]; then
-	cp "$config" "$work/damon-tierd.conf"
-else
-	printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
-fi
+# The shipped config, unchanged, except a shorter status interval (or
+# --config FILE).
+tierd_conf "$work/damon-tierd.conf" "$config"
 
 read -r -a extra_bins <<<"${EXTRA_BINS:-}"
 "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest" \
@@ -86,8 +83,8 @@ else
 		rc=0
 		"$here/run-vm.sh" --kernel "$vmlinuz" --initrd "$work/initrd.cpio.gz" \
 			--timeout "$timeout_s" --append "$append" --log "$work/console.log" || rc=$?
-		boot_crashed "$rc" && [[ $attempt == 1 ]] || break
-		echo "e2e: the guest kernel crashed before the test started (TCG); booting again" >&2
+		if [[ $attempt == 2 ]] || ! boot_crashed "$rc"; then break; fi
+		say "the guest kernel crashed before the test started (TCG); booting again"
 	done
 fi
 exit "$rc"

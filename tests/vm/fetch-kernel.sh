@@ -31,6 +31,10 @@
 # glob characters are allowed ("6.1[27]").
 set -euo pipefail
 
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+PROG=fetch-kernel
+
 usage() {
 	echo "usage: $0 [--refresh] VERSION_GLOB [CACHE_DIR]" >&2
 	exit 2
@@ -48,11 +52,6 @@ cache=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/damon-tierd/kernels}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
-log() { echo "fetch-kernel: $*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
 
 # Serialise concurrent callers sharing one cache.
 exec 9>"$cache/.lock"
@@ -74,8 +73,6 @@ fi
 # Private apt configuration.
 # ---------------------------------------------------------------------------
 
-# shellcheck source=tests/vm/apt-mirror.sh
-. "$(dirname "${BASH_SOURCE[0]}")/apt-mirror.sh"
 
 main_uri=$(mirror_for_suite bookworm | head -n1)
 [[ -n $main_uri ]] || die "no apt source with suite 'bookworm' found in /etc/apt"
@@ -120,7 +117,7 @@ if [[ $(id -u) == 0 ]]; then
 	apt_opts+=(-o "APT::Sandbox::User=root")
 fi
 
-log "updating private apt lists ($aptdir)"
+say "updating private apt lists ($aptdir)"
 apt-get "${apt_opts[@]}" -q update >"$aptdir/update.log" 2>&1 ||
 	die "apt-get update failed, see $aptdir/update.log"
 
@@ -180,7 +177,7 @@ fi
 [[ -n $choice ]] || die "no linux-image-${glob}*-cloud-amd64 package found"
 pkg=${choice%% *}
 ver=${choice#* }
-log "chose $pkg $ver"
+say "chose $pkg $ver"
 
 dirname="${pkg}_${ver}"
 dir="$cache/$dirname"
@@ -225,7 +222,7 @@ for p in "${want[@]}"; do
 	# apt-get download names files <name>_<version with : as %3a>_<arch>.deb
 	fn="${p}_${pv//:/%3a}_amd64.deb"
 	if [[ ! -s $debs/$fn ]]; then
-		log "downloading $p $pv"
+		say "downloading $p $pv"
 		(cd "$debs" && apt-get "${apt_opts[@]}" -q download "$p=$pv" >&2)
 	fi
 	[[ -s $debs/$fn ]] || die "download of $p produced no $fn"
@@ -237,7 +234,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp/root"
 trap 'rm -rf "$tmp"' EXIT
 for f in "${files[@]}"; do
-	log "extracting $(basename "$f")"
+	say "extracting $(basename "$f")"
 	dpkg-deb -x "$f" "$tmp/root"
 done
 
@@ -264,7 +261,7 @@ for c in "$root"/usr/lib/modules/* "$root"/lib/modules/*; do
 		break
 	}
 done
-[[ -n $moddir ]] || log "warning: no modules directory found"
+[[ -n $moddir ]] || say "warning: no modules directory found"
 kver=""
 [[ -n $moddir ]] && kver=$(basename "$moddir")
 [[ -z $kver && $vmlinuz == */boot/vmlinuz-* ]] && kver=${vmlinuz##*/vmlinuz-}

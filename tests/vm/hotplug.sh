@@ -22,6 +22,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=hotplug
+DIE_STATUS=2
 glob=6.17
 timeout_s=600
 guest=$here/guest/hotplug-guest.sh
@@ -38,16 +42,13 @@ while [[ $# -gt 0 ]]; do
 	--config) config=${2:?}; shift 2 ;;
 	--maxmem) maxmem=${2:?}; shift 2 ;;
 	--slots) slots=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "hotplug: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	*) die "unknown argument $1" ;;
 	esac
 done
 
-command -v socat >/dev/null || { echo "hotplug: socat not found (tests/deps.sh installs it)" >&2; exit 2; }
-daemon=${DAMON_TIERD:-$top/build/damon-tierd}
-workload=${WORKLOAD:-$top/build/tests/vm/workload}
-[[ -x $daemon ]] || { echo "hotplug: no damon-tierd binary at $daemon (build first, or set DAMON_TIERD)" >&2; exit 2; }
-[[ -x $workload ]] || { echo "hotplug: no workload binary at $workload (set WORKLOAD)" >&2; exit 2; }
+command -v socat >/dev/null || die "socat not found (tests/deps.sh installs it)"
+vm_binaries
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-hotplug.XXXXXX")
 vmpid=""
@@ -63,13 +64,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 vmlinuz=$("$here/fetch-kernel.sh" "$glob")
-echo "hotplug: kernel $vmlinuz" >&2
+say "kernel $vmlinuz"
 
-if [[ -n $config ]]; then
-	cp "$config" "$work/damon-tierd.conf"
-else
-	printf '[daemon]\nstatus_interval = 10s\n' >"$work/damon-tierd.conf"
-fi
+tierd_conf "$work/damon-tierd.conf" "$config"
 "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest" \
 	"$daemon:/bin/damon-tierd" "$workload:/bin/workload" \
 	"$work/damon-tierd.conf:/etc/damon-tierd.conf" >/dev/null

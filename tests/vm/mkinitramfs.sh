@@ -10,7 +10,10 @@
 #                    busybox sh, prints "DAMON_TIERD_VM_RESULT=<rc>" on the
 #                    console and powers off (poweroff -f),
 #   FILES            host files, each with the shared libraries and the ELF
-#                    loader it needs (found with ldd).
+#                    loader it needs (found with ldd),
+#   /usr/local/lib/damon-tierd-tests/guest.sh
+#                    tests/lib/guest.sh, the helpers every guest script
+#                    sources (always there).
 #
 # FILES: "SRC" puts SRC at /bin/<basename>; "SRC:DEST" puts it at DEST (an
 # absolute path in the initramfs). A directory SRC is copied recursively.
@@ -29,13 +32,16 @@
 # Its stdout/stderr go to the console (ttyS0 with run-vm.sh).
 set -euo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=mkinitramfs
+# Where every guest script finds the guest helper library.
+guest_lib=/usr/local/lib/damon-tierd-tests/guest.sh
+
 usage() {
 	echo "usage: $0 [--modules-dir DIR] [--module NAME]... OUT.cpio.gz INIT_SCRIPT [FILES...]" >&2
 	exit 2
-}
-die() {
-	echo "mkinitramfs: error: $*" >&2
-	exit 1
 }
 
 modules_dir=""
@@ -220,6 +226,7 @@ if ((${#modules[@]})); then
 fi
 
 install -m 0755 "$init_script" "$root/test/init-script"
+install -D -m 0644 "$here/../lib/guest.sh" "$root$guest_lib"
 
 cat >"$root/init" <<'EOF'
 #!/bin/busybox sh

@@ -28,14 +28,13 @@
 # host packages debootstrap and debian-archive-keyring.
 set -euo pipefail
 
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+PROG=mkrootfs
+
 usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
+	help_text >&2
 	exit 2
-}
-log() { echo "mkrootfs: $*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
 }
 
 refresh=${MKROOTFS_REFRESH:-0}
@@ -47,7 +46,7 @@ while [[ $# -gt 0 ]]; do
 	--suite) suite=${2:?}; shift 2 ;;
 	--include) extra+=",${2:?}"; shift 2 ;;
 	-h | --help) usage ;;
-	-*) echo "mkrootfs: unknown argument: $1" >&2; usage ;;
+	-*) say "unknown argument: $1"; usage ;;
 	*) break ;;
 	esac
 done
@@ -75,9 +74,6 @@ command -v debootstrap >/dev/null || die "debootstrap not found (apt-get install
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [[ -r $keyring ]] || die "missing $keyring (package debian-archive-keyring)"
 
-# shellcheck source=tests/vm/apt-mirror.sh
-. "$(dirname "${BASH_SOURCE[0]}")/apt-mirror.sh"
-
 mirror=""
 for s in "$suite" trixie bookworm; do
 	mirror=$(mirror_for_suite "$s" | head -n1)
@@ -99,7 +95,7 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$tmp/root" "$cache/debs-$suite"
 
-log "debootstrap $suite from $mirror (packages: $packages)"
+say "debootstrap $suite from $mirror (packages: $packages)"
 if ! debootstrap --variant=minbase --include="$packages" --keyring="$keyring" \
 	--cache-dir="$cache/debs-$suite" "$suite" "$tmp/root" "$mirror" >"$tmp/debootstrap.log" 2>&1; then
 	tail -n 30 "$tmp/debootstrap.log" >&2
@@ -122,5 +118,5 @@ touch -r "$root/usr" "$root/etc/.updated" "$root/var/.updated"
 tar --numeric-owner -C "$root" -cf "$tmp/rootfs.tar" .
 mv -f "$tmp/rootfs.tar" "$tarball"
 echo "$stamp" >"$tarball.packages"
-log "cached $(du -h "$tarball" | cut -f1) in $tarball"
+say "cached $(du -h "$tarball" | cut -f1) in $tarball"
 echo "$tarball"

@@ -35,12 +35,13 @@
 #   -h, --help
 set -euo pipefail
 
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+PROG=run-vm
+DIE_STATUS=2
+
 usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
-die() {
-	echo "run-vm: error: $*" >&2
+	help_text >&2
 	exit 2
 }
 

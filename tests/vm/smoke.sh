@@ -28,6 +28,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=smoke
+DIE_STATUS=2
 
 glob=6.17
 vmlinuz=""
@@ -51,8 +55,8 @@ while [[ $# -gt 0 ]]; do
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--guest) guest=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "smoke: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	*) die "unknown argument $1" ;;
 	esac
 done
 
@@ -62,7 +66,7 @@ trap 'rm -rf "$work"' EXIT
 if [[ -z $vmlinuz ]]; then
 	vmlinuz=$("$here/fetch-kernel.sh" "$glob" ${KERNEL_CACHE:+"$KERNEL_CACHE"})
 fi
-echo "smoke: kernel $vmlinuz" >&2
+say "kernel $vmlinuz"
 
 workload=${WORKLOAD:-}
 if [[ -z $workload ]]; then
@@ -84,16 +88,11 @@ rc=0
 	--timeout "$timeout_s" --append "$append" --log "$console" || rc=$?
 
 if [[ -n $notes && -s $console ]]; then
-	mkdir -p "$notes"
 	kver=$(tr -d '\r' <"$console" | sed -n 's/^.*DAMON_TIERD_VM_START kernel=//p' | head -n1)
 	kver=${kver:-unknown}
 	# short version: 6.17.13+deb13-cloud-amd64 -> 6.17
 	short=$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
-	tr -d '\r' <"$console" | awk -v dir="$notes" -v ver="$short" '
-		/@@BEGIN / { sub(/.*@@BEGIN /, ""); name = $1; file = dir "/" name "-" ver ".txt"; printf "" > file; next }
-		/@@END / { close(file); name = ""; next }
-		name != "" { print >> file }
-	'
-	echo "smoke: sections written to $notes (*-$short.txt)" >&2
+	split_sections "$console" "$notes" "-$short"
+	say "sections written to $notes (*-$short.txt)"
 fi
 exit "$rc"

@@ -31,6 +31,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=soak
+DIE_STATUS=2
 minutes=20
 glob=6.17
 log=""
@@ -41,14 +45,14 @@ while [[ $# -gt 0 ]]; do
 	--kernel) glob=${2:?}; shift 2 ;;
 	--log) log=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "soak: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	*) die "unknown argument $1" ;;
 	esac
 done
-[[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "soak: --minutes wants a whole number >= 1, not '$minutes'" >&2; exit 2; }
+[[ $minutes =~ ^[1-9][0-9]*$ ]] || die "--minutes wants a whole number >= 1, not '$minutes'"
 
 tierload=${TIERLOAD:-$top/build/tests/vm/tierload}
-[[ -x $tierload ]] || { echo "soak: no tierload binary at $tierload (build first, or set TIERLOAD)" >&2; exit 2; }
+[[ -x $tierload ]] || die "no tierload binary at $tierload (build first, or set TIERLOAD)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -17,7 +17,8 @@
 #     maintainer scripts run on this host with DPKG_ROOT set, and enable
 #     nothing; dpkg checks its Depends against the tree), plus the test unit
 #     damon-tierd-vmtest.service and its script
-#     (/usr/local/libexec/damon-tierd-vmtest), not enabled either.
+#     (/usr/local/libexec/damon-tierd-vmtest), not enabled either, and the
+#     guest helper library (/usr/local/lib/damon-tierd-tests/guest.sh).
 #  4. An initramfs (mkinitramfs.sh --module virtio_blk, which the cloud
 #     kernels build as a module) whose PID 1 is guest/systemd-initrd.sh
 #     (rdinit=): it loads virtio_blk, mounts /dev/vda read-write and
@@ -38,6 +39,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$here/../lib/host.sh"
+PROG=systemd-vm
+DIE_STATUS=2
 glob=6.17
 suite=trixie
 timeout_s=600
@@ -56,16 +61,10 @@ while [[ $# -gt 0 ]]; do
 	--notes) notes=${2:?}; shift 2 ;;
 	--log) log=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "systemd-vm: unknown argument $1" >&2; exit 2 ;;
+	-h | --help) help_text; exit 0 ;;
+	*) die "unknown argument $1" ;;
 	esac
 done
-
-say() { echo "systemd-vm: $*" >&2; }
-die() {
-	say "error: $*"
-	exit 2
-}
 
 [[ -z $unit || -r $unit ]] || die "cannot read unit file $unit"
 [[ -z $deb || -r $deb ]] || die "cannot read $deb"
@@ -109,7 +108,7 @@ say "package $deb ($(dpkg-deb -f "$deb" Version))"
 img=$work/root.img
 # shellcheck disable=SC2016  # expanded by the inner bash
 "${wrap[@]}" bash -euo pipefail -c '
-	stage=$1 tarball=$2 img=$3 deb=$4 unit=$5 guest=$6 dpkglog=$7
+	stage=$1 tarball=$2 img=$3 deb=$4 unit=$5 guest=$6 dpkglog=$7 guestlib=$8
 	mkdir "$stage"
 	tar --numeric-owner -xpf "$tarball" -C "$stage"
 	# dpkg wants ldconfig and start-stop-daemon on PATH.
@@ -138,12 +137,15 @@ img=$work/root.img
 	install -D -m 0644 "$guest/systemd-vmtest.service" \
 		"$stage/usr/lib/systemd/system/damon-tierd-vmtest.service"
 	install -D -m 0755 "$guest/systemd-test.sh" "$stage/usr/local/libexec/damon-tierd-vmtest"
+	# The helpers it sources, where every guest has them (as in mkinitramfs.sh).
+	install -D -m 0644 "$guestlib" "$stage/usr/local/lib/damon-tierd-tests/guest.sh"
 	# A machine id, so that the boot is not a first boot (no firstboot prompt).
 	od -An -tx1 -N16 /dev/urandom | tr -d " \n" >"$stage/etc/machine-id"
 	echo >>"$stage/etc/machine-id"
 	truncate -s 1G "$img"
 	mke2fs -q -F -t ext4 -L damon-tierd-root -d "$stage" "$img"
-' image "$work/root" "$tarball" "$img" "$deb" "$unit" "$here/guest" "$work/dpkg.log"
+' image "$work/root" "$tarball" "$img" "$deb" "$unit" "$here/guest" "$work/dpkg.log" \
+	"$here/../lib/guest.sh"
 rm -rf "$work/root"
 
 # PID 1 of the initramfs must be executable whatever mode the checkout has.
@@ -168,12 +170,7 @@ if [[ -n $log && -f $work/console.log ]]; then
 	cp "$work/console.log" "$log"
 fi
 if [[ -n $notes && -s $work/console.log ]]; then
-	mkdir -p "$notes"
-	tr -d '\r' <"$work/console.log" | awk -v dir="$notes" '
-		/@@BEGIN / { sub(/.*@@BEGIN /, ""); name = $1; file = dir "/" name ".txt"; printf "" > file; next }
-		/@@END / { close(file); name = ""; next }
-		name != "" { print > file }
-	'
+	split_sections "$work/console.log" "$notes"
 	say "sections written to $notes"
 fi
 exit "$rc"

@@ -1,3 +1,4 @@
+#!/bin/sh
 # probe-timeseries.sh: a measurement aid for bench.sh --tierd-hook (not shipped; reads only).
 #
 # Runs in the guest once damon-tierd's kdamonds are on and prints to the console:
@@ -10,9 +11,10 @@
 #   per second with the regions and bytes the slow node's scheme acted on.
 # Used for docs/kernel-compat.md ("refresh_ms has one deadline for all kdamonds") and
 # docs/benchmarks.md.
-[ -x /bin/tierload ] && grep -q DAMON_TIERD_VM_RESULT /init 2>/dev/null ||
-  { echo "probe: not in the benchmark guest" >&2; exit 2; }
-A=/sys/kernel/mm/damon/admin/kdamonds
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
+in_test_guest /bin/tierload || { echo "probe: not in the benchmark guest" >&2; exit 2; }
+A=$ADMIN
 (
  i=0
  while [ $i -lt 400 ]; do
@@ -22,9 +24,9 @@ A=/sys/kernel/mm/damon/admin/kdamonds
   line="$line $(awk '/^pgmigrate_success|^pgdemote_direct|^pgdemote_kswapd|^pgpromote_success|^pgmigrate_fail/{printf "%s=%s ", $1, $2}' /proc/vmstat)"
   for k in 0 1; do
     C=$A/$k/contexts/0; S=$C/schemes/0
-    [ -d $S ] || continue
+    [ -d "$S" ] || continue
     st=$S/stats
-    line="$line | k$k $(cat $S/action) q=$(cat $S/quotas/bytes) eq=$(cat $S/quotas/effective_bytes 2>/dev/null) tried=$(cat $st/nr_tried)/$(cat $st/sz_tried) appl=$(cat $st/nr_applied)/$(cat $st/sz_applied) qx=$(cat $st/qt_exceeds) smp=$(cat $C/monitoring_attrs/intervals/sample_us) agg=$(cat $C/monitoring_attrs/intervals/aggr_us)"
+    line="$line | k$k $(cat "$S/action") q=$(cat "$S/quotas/bytes") eq=$(cat "$S/quotas/effective_bytes" 2>/dev/null) tried=$(cat "$st/nr_tried")/$(cat "$st/sz_tried") appl=$(cat "$st/nr_applied")/$(cat "$st/sz_applied") qx=$(cat "$st/qt_exceeds") smp=$(cat "$C/monitoring_attrs/intervals/sample_us") agg=$(cat "$C/monitoring_attrs/intervals/aggr_us")"
   done
   echo "$line"
   sleep 1; i=$((i+1))

@@ -1,5 +1,4 @@
 #!/bin/sh
-# shellcheck disable=SC2086  # pid lists are split on purpose
 # bench-guest.sh: guest body of tests/bench/bench.sh (busybox sh).  One
 # (configuration, workload) per boot.  Environment (kernel command line):
 #   BENCH_CONFIG     none | numab | seed | tierd | ideal
@@ -14,42 +13,44 @@
 # -> at its end the counters are read again and printed as BENCH RESULT
 # key=value lines.  The host (bench.sh) parses this console output.
 set -u
+TAG=BENCH
+# A state command may find the DAMON sysfs lock held by the daemon's refresh
+# (EBUSY): retried for 2 s.
+RD_TRIES=20
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 CFG=${BENCH_CONFIG:?}
 WL=${BENCH_WORKLOAD:?}
 DUR=${BENCH_DURATION:-240}
 RI=${BENCH_INTERVAL:-2}
-A=/sys/kernel/mm/damon/admin/kdamonds
-STAT=/sys/module/damon_stat/parameters/enabled
+A=$ADMIN
 
 res() { echo "BENCH RESULT $*"; }
-die() { echo "BENCH ERROR $*"; exit 1; }
-
-# utime + stime of a pid, in clock ticks (USER_HZ, 100 on x86); fields 14 and
-# 15 of /proc/PID/stat, counted after the ")" that ends the command name.
-ticks() {
-	if [ -n "$1" ] && [ -r "/proc/$1/stat" ]; then
-		sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
-	else
-		echo 0
-	fi
+# bench.sh reads a "BENCH ERROR" line as a failed run.
+die() {
+	echo "BENCH ERROR $*"
+	exit 1
 }
+
 vmstat_sum() { awk -v re="$1" '$1 ~ re { s += $2 } END { print s + 0 }' /proc/vmstat; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
-# The pids of the running sysfs kdamonds ("" when there are none).
+# The pids of the running sysfs kdamonds, space separated ("" when there
+# are none).
 kdamond_pids() {
 	p=""
-	n=$(cat $A/nr_kdamonds 2>/dev/null || echo 0)
+	n=$(cat "$A/nr_kdamonds" 2>/dev/null || echo 0)
 	k=0
 	while [ "$k" -lt "$n" ]; do
-		q=$(cat $A/$k/pid 2>/dev/null)
-		[ -n "$q" ] && [ "$q" != -1 ] && p="$p $q"
+		q=$(cat "$A/$k/pid" 2>/dev/null)
+		[ -n "$q" ] && [ "$q" != -1 ] && p="$p${p:+ }$q"
 		k=$((k + 1))
 	done
-	echo $p
+	echo "$p"
 }
+# sum_ticks "PID...": the ticks of these processes, summed.
 sum_ticks() {
 	s=0
-	for q in "$@"; do s=$((s + $(ticks "$q"))); done
+	for q in $1; do s=$((s + $(ticks "$q"))); done
 	echo $s
 }
 kswapd_pids() {
@@ -57,27 +58,12 @@ kswapd_pids() {
 		case $(cat "$d/comm" 2>/dev/null) in kswapd*) echo "${d#/proc/}" ;; esac
 	done
 }
-# A state command; the daemon's refresh may hold the DAMON sysfs lock (EBUSY).
-state_cmd() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo "$2" >"$A/$1/state" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
-running() {
-	n=$(cat $A/nr_kdamonds 2>/dev/null || echo 0)
-	on=0
-	k=0
-	while [ "$k" -lt "$n" ]; do
-		[ "$(cat $A/$k/state 2>/dev/null)" = on ] && on=$((on + 1))
-		k=$((k + 1))
-	done
-	[ "$n" -ge 2 ] && [ "$on" -eq "$n" ]
-}
+# state_cmd K COMMAND: a state command; the daemon's refresh may hold the
+# DAMON sysfs lock (EBUSY).
+state_cmd() { wr "$2" "$A/$1/state"; }
 
 echo "BENCH GUEST kernel=$(uname -r) config=$CFG workload=$WL duration=$DUR interval=$RI"
-echo "BENCH GUEST numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null)"
+echo "BENCH GUEST numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(stat_enabled) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null)"
 for n in /sys/devices/system/node/node[0-9]*; do
 	echo "BENCH GUEST ${n##*/} $(awk '/MemTotal|MemFree/ { printf "%s %s kB ", $3, $4 }' "$n/meminfo")"
 done
@@ -95,13 +81,10 @@ rm -f /tmp/ready
 /bin/tierload --mode "$WL" $ideal --duration "$DUR" --report-interval "$RI" \
 	--ready-file /tmp/ready 2>&1 | tee /tmp/wl.log &
 tpid=$!
-i=0
-while [ ! -s /tmp/ready ]; do
-	kill -0 $tpid 2>/dev/null || die "workload exited during setup"
-	i=$((i + 1))
-	[ $i -gt 6000 ] && die "workload not ready after 600 s"
-	sleep 0.1
-done
+if ! wait_alive $tpid 600 test -s /tmp/ready; then
+	kill -0 $tpid 2>/dev/null && die "workload not ready after 600 s"
+	die "workload exited during setup"
+fi
 wpid=$(cat /tmp/ready)
 
 dpid=""
@@ -116,22 +99,19 @@ seed)
 tierd)
 	# damon-tierd leaves numa_balancing alone by default; it is 0 here so
 	# that the daemon is measured alone.
-	/bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1 &
-	dpid=$!
-	i=0
-	until running; do
-		kill -0 $dpid 2>/dev/null || { sed 's/^/DAEMON: /' /tmp/daemon.log; die "damon-tierd exited"; }
-		i=$((i + 1))
-		[ $i -gt 600 ] && { sed 's/^/DAEMON: /' /tmp/daemon.log; die "kdamonds not on after 60 s"; }
-		sleep 0.1
-	done
+	start_daemon daemon /etc/damon-tierd.conf
+	if ! wait_running 60 2+; then
+		sed 's/^/DAEMON: /' "$log"
+		alive && die "kdamonds not on after 60 s"
+		die "damon-tierd exited"
+	fi
 	# bench.sh --tierd-hook: a measurement aid run once the kdamonds are on.
 	if [ -s /bin/tierd-hook.sh ]; then
 		sh /bin/tierd-hook.sh || die "the --tierd-hook script failed"
 	fi
 	;;
 esac
-echo "BENCH GUEST tiering set up: numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(cat $STAT 2>/dev/null || echo absent) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null) kdamonds=$(kdamond_pids)"
+echo "BENCH GUEST tiering set up: numa_balancing=$(cat /proc/sys/kernel/numa_balancing) damon_stat=$(stat_enabled) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null) kdamonds=$(kdamond_pids)"
 
 kd0=$(kdamond_pids)
 # The schemes' sz_applied by action, fresh from the kdamonds ("P D").
@@ -160,16 +140,16 @@ pro0=$(vmstat_sum '^pgpromote_success$')
 dem0=$(vmstat_sum '^pgdemote_')
 nbm0=$(vmstat_sum '^numa_pages_migrated$')
 dt0=$(ticks "$dpid")
-kt0=$(sum_ticks $kd0)
-st0=$(sum_ticks $ks0)
+kt0=$(sum_ticks "$kd0")
+st0=$(sum_ticks "$ks0")
 up0=$(uptime_s)
-kill -USR1 $wpid
+kill -USR1 "$wpid"
 wait $tpid
 up1=$(uptime_s)
 dt1=$(ticks "$dpid")
 kd1=$(kdamond_pids)
-kt1=$(sum_ticks $kd1)
-st1=$(sum_ticks $ks0)
+kt1=$(sum_ticks "$kd1")
+st1=$(sum_ticks "$ks0")
 mig1=$(vmstat_sum '^pgmigrate_success$')
 pro1=$(vmstat_sum '^pgpromote_success$')
 dem1=$(vmstat_sum '^pgdemote_')
@@ -183,7 +163,7 @@ if [ -n "$kd0" ]; then
 	# A kdamond restarted during the run has a new pid: its ticks count
 	# from its own start.
 	[ "$kd0" = "$kd1" ] || kt0=0
-	res "kdamond_pids=$(echo $kd1 | tr ' ' ,) kdamond_ticks=$((kt1 - kt0))"
+	res "kdamond_pids=$(echo "$kd1" | tr ' ' ,) kdamond_ticks=$((kt1 - kt0))"
 	da1=$(damon_applied)
 	n=$(cat $A/nr_kdamonds)
 	k=0
@@ -193,8 +173,8 @@ if [ -n "$kd0" ]; then
 		k=$((k + 1))
 	done
 	# Over the run only, like the other counters (setup-time work left out).
-	set -- $da0 $da1
-	res "damon_promoted_bytes=$(($3 - $1)) damon_demoted_bytes=$(($4 - $2)) damon_promoted_before_start=$1 damon_demoted_before_start=$2"
+	p0=${da0% *} d0=${da0#* } p1=${da1% *} d1=${da1#* }
+	res "damon_promoted_bytes=$((p1 - p0)) damon_demoted_bytes=$((d1 - d0)) damon_promoted_before_start=$p0 damon_demoted_before_start=$d0"
 fi
 if [ -n "$dpid" ]; then
 	res "daemon_ticks=$((dt1 - dt0)) daemon_vmhwm_kb=$(awk '/^VmHWM:/ { print $2 }' /proc/$dpid/status) daemon_vmrss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/$dpid/status)"

@@ -13,42 +13,14 @@
 #      while running with "numa_balancing = disable-tiering" and restored.
 # Prints "CONFLICT PASS/FAIL: ..." lines; exits non-zero if any check failed.
 set -u
-ADMIN=/sys/kernel/mm/damon/admin/kdamonds
+TAG=CONFLICT
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 STAT=/sys/module/damon_stat/parameters
 NB=/proc/sys/kernel/numa_balancing
 DEMOTION=/sys/kernel/mm/numa/demotion_enabled
 STATE_DIR=/run/damon-tierd
-fails=0
-dpid=""
 
-pass() { echo "CONFLICT PASS: $*"; }
-fail() { echo "CONFLICT FAIL: $*"; fails=$((fails + 1)); }
-# check DESCRIPTION COMMAND...
-check() {
-	d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-eq() { [ "$1" = "$2" ]; }
-# Sysfs reads of state/pid can fail with EBUSY while the daemon reads them.
-rd() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
-		[ -e "$1" ] || break
-		sleep 0.1
-	done
-	return 1
-}
-# wr VALUE PATH: a write, retried while the kernel's refresh holds the lock (EBUSY).
-wr() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo "$1" 2>/dev/null >"$2" && return 0
-		sleep 0.1
-	done
-	echo "CONFLICT cannot write $1 to $2"
-	return 1
-}
-stat_enabled() { rd $STAT/enabled || echo absent; }
 # The DAMON kernel threads ("pid:comm" of every kdamond*); damon_stat's is
 # the only one while no sysfs kdamond runs (6.17 has no kdamond_pid for it).
 kthreads() {
@@ -57,73 +29,18 @@ kthreads() {
 		case $c in kdamond*) printf '%s:%s ' "${d#/proc/}" "$c" ;; esac
 	done
 }
-nr_kdamonds() { rd $ADMIN/nr_kdamonds; }
-# Sets n (nr_kdamonds) and on (how many of them read "on").
-count_on() {
-	n=$(nr_kdamonds)
-	on=0
-	k=0
-	while [ "$k" -lt "$n" ]; do
-		[ "$(rd $ADMIN/$k/state)" = on ] && on=$((on + 1))
-		k=$((k + 1))
-	done
-}
 # Every file under the kdamonds tree with its content, one line each.
 snapshot() {
 	find $ADMIN -type f | sort | while read -r f; do
 		echo "$f=$(rd "$f" | tr '\n' ' ')"
 	done
 }
-
-# start_daemon NAME CONFIG: runs damon-tierd in the background, log in /tmp/NAME.log.
-start_daemon() {
-	log=/tmp/$1.log
-	/bin/damon-tierd --foreground --config "$2" >"$log" 2>&1 &
-	dpid=$!
-}
-alive() { kill -0 "$dpid" 2>/dev/null; }
-# wait_log PATTERN SECONDS: until the current log has the fixed string PATTERN.
-wait_log() {
-	i=0
-	while [ $i -lt $(($2 * 4)) ]; do
-		grep -qF -- "$1" "$log" && return 0
-		alive || break
-		sleep 0.25
-		i=$((i + 1))
-	done
-	grep -qF -- "$1" "$log"
-}
-has_log() { grep -qF -- "$1" "$log"; }
-# wait_running SECONDS: until >= 2 kdamonds exist and all of them are on.
-wait_running() {
-	i=0
-	while [ $i -lt $(($1 * 4)) ]; do
-		count_on
-		[ "$n" -ge 2 ] && [ "$on" -eq "$n" ] && return 0
-		alive || return 1
-		sleep 0.25
-		i=$((i + 1))
-	done
-	return 1
-}
-# stop_daemon: SIGTERM, wait; sets drc.
-stop_daemon() {
-	kill -TERM "$dpid" 2>/dev/null
-	wait "$dpid"
-	drc=$?
-	dpid=""
-}
-show_log() { sed "s|^|DAEMON[$(basename "$log" .log)]: |" "$log"; }
 no_record() { [ ! -e $STATE_DIR/owner ]; }
-all_off() {
-	count_on
-	[ "$on" -eq 0 ]
-}
 
-echo "CONFLICT kernel $(uname -r)"
+note "kernel $(uname -r)"
 stat_boot=$(stat_enabled)
 nb_boot=$(rd $NB)
-echo "CONFLICT boot state: damon_stat enabled=$stat_boot kdamond threads: $(kthreads)," \
+note "boot state: damon_stat enabled=$stat_boot kdamond threads: $(kthreads)," \
 	"nr_kdamonds=$(nr_kdamonds), numa_balancing=$nb_boot, demotion_enabled=$(rd $DEMOTION)"
 
 printf '[daemon]\nstate_dir = %s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/default.conf
@@ -134,7 +51,7 @@ printf '[daemon]\nstate_dir = %s\ninterval = 1h\nstatus_interval = 1h\n' $STATE_
 printf '[daemon]\nstate_dir = %s\nnuma_balancing = disable-tiering\n' $STATE_DIR >/tmp/nb.conf
 
 # ---------------------------------------------------------------------------
-echo "CONFLICT === a) damon_stat enabled at boot"
+note "=== a) damon_stat enabled at boot"
 if [ "$stat_boot" != Y ]; then
 	fail "a: damon_stat is not enabled at boot ($stat_boot); this kernel cannot run scenario a"
 else
@@ -157,7 +74,7 @@ else
 	check "a/keep: no ownership record left" no_record
 
 	start_daemon a-pause /tmp/default.conf
-	wait_running 60
+	wait_running 60 2+
 	check "a/pause: daemon runs $n kdamonds ($on on)" sh -c "[ $n -ge 2 ] && [ $on -eq $n ]"
 	check "a/pause: damon_stat paused while running (enabled=$(stat_enabled))" eq "$(stat_enabled)" N
 	check "a/pause: the log says it paused damon_stat" has_log "paused damon_stat"
@@ -168,8 +85,7 @@ else
 	show_log
 	check "a/pause: exit 0 on SIGTERM (rc $drc)" eq $drc 0
 	check "a/pause: no kdamond of ours on after SIGTERM" all_off
-	i=0
-	while [ "$(stat_enabled)" != Y ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+	wait_until 5 stat_is Y
 	check "a/pause: damon_stat re-enabled (enabled=$(stat_enabled), kdamond threads $(kthreads))" \
 		sh -c "[ '$(stat_enabled)' = Y ] && [ -n '$(kthreads)' ]"
 	check "a/pause: the log says it re-enabled damon_stat" has_log "re-enabled damon_stat"
@@ -177,12 +93,11 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-echo "CONFLICT === b) a foreign kdamond runs before the daemon starts"
+note "=== b) a foreign kdamond runs before the daemon starts"
 # The foreign user needs damon_stat off too (its exclusive context blocks
 # every sysfs kdamond); this is the test's doing, not the daemon's.
 [ "$(stat_enabled)" = Y ] && wr N $STAT/enabled
-i=0
-while [ "$(stat_enabled)" = Y ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 not stat_is Y
 ferr=0
 fw() { wr "$1" "$2" || ferr=1; }
 fw 1 $ADMIN/nr_kdamonds
@@ -200,7 +115,7 @@ fpid=$(rd $K/pid)
 if [ $ferr != 0 ] || [ "$(rd $K/state)" != on ]; then
 	fail "b: cannot start the foreign kdamond (state $(rd $K/state)); scenario b skipped"
 else
-	echo "CONFLICT foreign kdamond 0 on, pid $fpid"
+	note "foreign kdamond 0 on, pid $fpid"
 	snapshot >/tmp/foreign.before
 	stat_b=$(stat_enabled)
 	start_daemon b-foreign /tmp/slow.conf
@@ -225,8 +140,8 @@ else
 	check "b: damon_stat untouched ($stat_b)" eq "$(stat_enabled)" "$stat_b"
 
 	wr off $K/state
-	echo "CONFLICT foreign kdamond turned off (state $(rd $K/state))"
-	wait_running 20
+	note "foreign kdamond turned off (state $(rd $K/state))"
+	wait_running 20 2+
 	check "b: the daemon took over after the foreign kdamond stopped ($n kdamonds, $on on)" \
 		sh -c "[ $n -ge 2 ] && [ $on -eq $n ]"
 	# Armed too: "started kdamond 1" is logged after its arming commit, and a
@@ -240,7 +155,7 @@ else
 	wr off $ADMIN/1/state
 	wr on $ADMIN/1/state
 	p1new=$(rd $ADMIN/1/pid)
-	echo "CONFLICT restarted kdamond 1 by hand: pid $p1 -> $p1new (state $(rd $ADMIN/1/state))"
+	note "restarted kdamond 1 by hand: pid $p1 -> $p1new (state $(rd $ADMIN/1/state))"
 	stop_daemon
 	show_log
 	check "b: exit 0 on SIGTERM (rc $drc)" eq $drc 0
@@ -259,12 +174,12 @@ while [ $k -lt "$(nr_kdamonds)" ]; do
 	k=$((k + 1))
 done
 [ "$stat_boot" = Y ] && wr Y $STAT/enabled
-echo "CONFLICT restored: damon_stat enabled=$(stat_enabled), kdamonds on: $(all_off && echo 0 || echo "$on")"
+note "restored: damon_stat enabled=$(stat_enabled), kdamonds on: $(all_off && echo 0 || echo "$on")"
 
 # ---------------------------------------------------------------------------
-echo "CONFLICT === c) a second instance while one runs"
+note "=== c) a second instance while one runs"
 start_daemon c-first /tmp/default.conf
-if ! wait_running 60; then
+if ! wait_running 60 2+; then
 	fail "c: the first instance did not start its kdamonds"
 else
 	pids="$(rd $ADMIN/0/pid) $(rd $ADMIN/1/pid)"
@@ -287,18 +202,17 @@ stop_daemon
 show_log
 check "c: first instance exits 0 on SIGTERM (rc $drc)" eq $drc 0
 check "c: no kdamond of ours on after SIGTERM" all_off
-i=0
-while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 stat_is "$stat_boot"
 check "c: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
 
 # ---------------------------------------------------------------------------
-echo "CONFLICT === d) NUMA balancing in tiering mode"
+note "=== d) NUMA balancing in tiering mode"
 # nb_run NAME CONFIG BEFORE WHILE: starts the daemon with numa_balancing at
 # BEFORE, checks it reads WHILE while the daemon runs and BEFORE after SIGTERM.
 nb_run() {
 	echo "$3" >$NB
 	start_daemon "$1" "$2"
-	wait_running 60
+	wait_running 60 2+
 	check "$1: daemon runs $n kdamonds with numa_balancing=$3" sh -c "[ $n -ge 2 ] && [ $on -eq $n ]"
 	check "$1: numa_balancing reads $4 while running (read $(rd $NB))" eq "$(rd $NB)" "$4"
 	check "$1: the log states $DEMOTION ($(rd $DEMOTION))" has_log "$DEMOTION"
@@ -307,8 +221,7 @@ nb_run() {
 	check "$1: exit 0 on SIGTERM (rc $drc)" eq $drc 0
 	check "$1: numa_balancing reads $3 after exit (read $(rd $NB))" eq "$(rd $NB)" "$3"
 	check "$1: no kdamond of ours on after SIGTERM" all_off
-	i=0
-	while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+	wait_until 5 stat_is "$stat_boot"
 	check "$1: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
 }
 if ! echo 2 >$NB 2>/dev/null || [ "$(rd $NB)" != 2 ]; then
@@ -326,5 +239,4 @@ fi
 echo "$nb_boot" >$NB
 check "d: numa_balancing back to its boot value $nb_boot" eq "$(rd $NB)" "$nb_boot"
 
-echo "CONFLICT done: $fails failed"
-[ $fails = 0 ]
+finish

@@ -17,71 +17,12 @@
 # guest's /proc/uptime; the daemon only needs one period for each repair.
 # Prints "FAULTS PASS/FAIL/SKIP: ..." lines; exits non-zero if any check failed.
 set -u
-ADMIN=/sys/kernel/mm/damon/admin/kdamonds
-STAT=/sys/module/damon_stat/parameters
+TAG=FAULTS
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 STATE_DIR=/run/damon-tierd
 PERIOD_CS=200 # [daemon] interval = 2s (and verify_interval = 2s: the drift cases), in centiseconds
-fails=0
-dpid=""
-log=/dev/null
 
-pass() { echo "FAULTS PASS: $*"; }
-fail() { echo "FAULTS FAIL: $*"; fails=$((fails + 1)); }
-skip() { echo "FAULTS SKIP: $*"; }
-note() { echo "FAULTS $*"; }
-# check DESCRIPTION COMMAND...
-check() {
-	d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-eq() { [ "$1" = "$2" ]; }
-ne() { [ "$1" != "$2" ]; }
-# Sysfs reads of state/pid can fail with EBUSY while the daemon holds the lock.
-rd() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
-		[ -e "$1" ] || break
-		sleep 0.1
-	done
-	return 1
-}
-# wr VALUE PATH: a write, retried while the lock is busy (EBUSY).
-wr() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		echo "$1" 2>/dev/null >"$2" && return 0
-		sleep 0.1
-	done
-	note "cannot write $1 to $2"
-	return 1
-}
-now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
-stat_enabled() { rd $STAT/enabled || echo absent; }
-nr_kdamonds() { rd $ADMIN/nr_kdamonds; }
-# Sets n (nr_kdamonds) and on (how many of them read "on").
-count_on() {
-	n=$(nr_kdamonds)
-	on=0
-	k=0
-	while [ "$k" -lt "$n" ]; do
-		[ "$(rd $ADMIN/$k/state)" = on ] && on=$((on + 1))
-		k=$((k + 1))
-	done
-}
-all_off() {
-	count_on
-	[ "$on" -eq 0 ]
-}
-pids() { echo "$(rd $ADMIN/0/pid) $(rd $ADMIN/1/pid)"; }
-# The index of the kdamond whose scheme has ACTION.
-kdamond_of() {
-	k=0
-	while [ $k -lt "$(nr_kdamonds)" ]; do
-		[ "$(rd $ADMIN/$k/contexts/0/schemes/0/action)" = "$1" ] && { echo $k; return 0; }
-		k=$((k + 1))
-	done
-	echo -1
-}
 # Every file of the kdamonds tree that the daemon plans (or the kernel keeps
 # as is), one "path:value" line each: what the kernel updates by itself
 # (stats, tuned intervals, effective quota), the fed goal value and the quota
@@ -104,68 +45,9 @@ same_snapshot() {
 	return 1
 }
 
-# start_daemon NAME CONFIG: runs damon-tierd in the background, log in /tmp/NAME.log.
-start_daemon() {
-	log=/tmp/$1.log
-	/bin/damon-tierd --foreground --config "$2" >"$log" 2>&1 &
-	dpid=$!
-}
-alive() { kill -0 "$dpid" 2>/dev/null; }
-show_log() { sed "s|^|DAEMON[$(basename "$log" .log)]: |" "$log"; }
-has_log() { grep -qF -- "$1" "$log"; }
-count_log() { grep -cF -- "$1" "$log"; }
-# wait_log PATTERN CENTISECONDS: until the current log has the fixed string.
-wait_log() {
-	end=$(($(now_cs) + $2))
-	while [ "$(now_cs)" -le $end ]; do
-		has_log "$1" && return 0
-		alive || break
-		sleep 0.2
-	done
-	has_log "$1"
-}
-# wait_new_re LINE REGEX CENTISECONDS: until a log line after LINE matches REGEX.
-wait_new_re() {
-	end=$(($(now_cs) + $3))
-	while [ "$(now_cs)" -le $end ]; do
-		tail -n +$(($1 + 1)) "$log" | grep -qE -- "$2" && return 0
-		alive || break
-		sleep 0.2
-	done
-	tail -n +$(($1 + 1)) "$log" | grep -qE -- "$2"
-}
-# wait_count PATTERN N CENTISECONDS: until the log has N lines with PATTERN.
-wait_count() {
-	end=$(($(now_cs) + $3))
-	while [ "$(now_cs)" -le $end ]; do
-		[ "$(count_log "$1")" -ge "$2" ] && return 0
-		alive || break
-		sleep 0.2
-	done
-	[ "$(count_log "$1")" -ge "$2" ]
-}
-# wait_running CENTISECONDS: until 2 kdamonds exist and both are on.
-wait_running() {
-	end=$(($(now_cs) + $1))
-	while [ "$(now_cs)" -le $end ]; do
-		count_on
-		[ "$n" -eq 2 ] && [ "$on" -eq 2 ] && return 0
-		alive || return 1
-		sleep 0.25
-	done
-	return 1
-}
-stop_daemon() {
-	kill -TERM "$dpid" 2>/dev/null
-	wait "$dpid"
-	drc=$?
-	dpid=""
-}
-kill_daemon() {
-	kill -KILL "$dpid" 2>/dev/null
-	wait "$dpid" 2>/dev/null
-	dpid=""
-}
+# new_line_matches LINE REGEX: a line of the log after line LINE matches REGEX.
+new_line_matches() { tail -n +$(($1 + 1)) "$log" | grep -qE -- "$2"; }
+
 # A background watcher of the kdamonds while the daemon is down or starting:
 # one "nr state0 pid0 state1 pid1" line per look in /tmp/watch.log (a read
 # that fails with EBUSY shows as "?").
@@ -187,7 +69,7 @@ watch_stop() {
 	wait "$wpid" 2>/dev/null
 }
 
-echo "FAULTS kernel $(uname -r)"
+note "kernel $(uname -r)"
 stat_boot=$(stat_enabled)
 note "boot: damon_stat enabled=$stat_boot, nr_kdamonds=$(nr_kdamonds)"
 printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/base.conf
@@ -195,22 +77,20 @@ printf '[daemon]\nstate_dir = %s\ninterval = 2s\nverify_interval = 2s\nstatus_in
 	$STATE_DIR >/tmp/goal85.conf
 
 start_daemon main /tmp/base.conf
-if ! wait_running 9000; then
+if ! wait_running 90 2; then
 	show_log
-	fail "the daemon did not start its two kdamonds"
-	echo "FAULTS done: $fails failed"
-	exit 1
+	abort "the daemon did not start its two kdamonds"
 fi
 # Both armed too ("started kdamond N" is logged after the arming commit), so
 # the faults below never race the start.
-wait_count ": started kdamond" 2 3000 || fail "the daemon did not log both kdamonds started"
+wait_count ": started kdamond" 2 30 || fail "the daemon did not log both kdamonds started"
 pass "daemon started 2 kdamonds (pids $(pids))"
 P=$(kdamond_of migrate_hot)
 D=$(kdamond_of migrate_cold)
 note "promote kdamond $P, demote kdamond $D"
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === a) a kdamond of ours turned off by hand"
+note "=== a) a kdamond of ours turned off by hand"
 p0=$(rd $ADMIN/0/pid)
 p1=$(rd $ADMIN/1/pid)
 if [ "$D" = 1 ]; then role1="demote node0 -> node1"; else role1="promote node1 -> node0"; fi
@@ -241,7 +121,7 @@ check "a: 'restarted kdamond' logged once ($(count_log 'restarted kdamond') line
 check "a: kdamond 1 still runs with pid $np1" eq "$(rd $ADMIN/1/pid)" "$np1"
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === b) planned files changed behind the daemon's back"
+note "=== b) planned files changed behind the daemon's back"
 # drift_case WHAT FILE VALUE
 drift_case() {
 	planned=$(rd "$2")
@@ -277,7 +157,7 @@ check "b: each drift re-committed once ($(count_log 're-committed the plan') lin
 check "b: no other drift logged ($(count_log 'parameters drifted') lines)" eq "$(count_log 'parameters drifted')" 2
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === c) SIGKILL and restart"
+note "=== c) SIGKILL and restart"
 snapshot >/tmp/c.before
 pp=$(pids)
 note "record before SIGKILL: $(tr '\n' ' ' <$STATE_DIR/owner 2>/dev/null)"
@@ -287,7 +167,7 @@ check "c: damon_stat still paused after SIGKILL ($(stat_enabled))" sh -c "[ '$st
 check "c: the kdamonds run on without the daemon (pids $(pids))" eq "$(pids)" "$pp"
 watch_start
 start_daemon c-adopt /tmp/base.conf
-wait_log "adopted 2 running kdamonds from a previous run" 9000
+wait_log "adopted 2 running kdamonds from a previous run" 90
 sleep 4 # two periods of the new instance under watch
 watch_stop
 show_log
@@ -312,8 +192,8 @@ kill_daemon
 note "SIGKILL again; restart with [promote] used_goal = 85%, min_accesses = 2"
 watch_start
 start_daemon c-replace /tmp/goal85.conf
-wait_log "replacing them" 9000
-wait_running 9000
+wait_log "replacing them" 90
+wait_running 90 2
 sleep 2
 watch_stop
 show_log
@@ -332,18 +212,17 @@ stop_daemon
 tail -n 5 "$log" | sed 's/^/DAEMON[c-replace]: /'
 check "c/term: exit 0 on SIGTERM (rc $drc)" eq $drc 0
 check "c/term: all kdamonds off" all_off
-i=0
-while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 stat_is "$stat_boot"
 check "c/term: damon_stat back to $stat_boot ($(stat_enabled))" eq "$(stat_enabled)" "$stat_boot"
 check "c/term: the log says it re-enabled damon_stat" sh -c "[ '$stat_boot' != Y ] || grep -qF 're-enabled damon_stat' $log"
 check "c/term: no ownership record left" test ! -e $STATE_DIR/owner
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === d) SIGHUP with bad configurations"
+note "=== d) SIGHUP with bad configurations"
 CONF=/tmp/reload.conf
 cp /tmp/base.conf $CONF
 start_daemon d-reload $CONF
-wait_running 9000 || fail "d: the daemon did not start its kdamonds"
+wait_running 90 2 || fail "d: the daemon did not start its kdamonds"
 sleep 2
 snapshot >/tmp/d.before
 printf '[daemon]\ninterval 2s\n' >/tmp/bad-syntax.conf
@@ -362,7 +241,7 @@ for c in "syntax:2:cannot parse line (got \"interval 2s\"" \
 	i=$((i + 1))
 	cp "/tmp/bad-$name.conf" $CONF
 	kill -HUP "$dpid"
-	wait_count "reload rejected, the running configuration is kept" $i 3000
+	wait_count "reload rejected, the running configuration is kept" $i 30
 	check "d/$name: rejected with $CONF:$line: $what..." \
 		has_log "reload rejected, the running configuration is kept: $CONF:$line: $what"
 	check "d/$name: daemon still running" alive
@@ -373,7 +252,7 @@ check "d: 4 rejections, no reload taken ($(count_log 'configuration reloaded') '
 	sh -c "[ $(count_log 'reload rejected') = 4 ] && ! grep -qF 'configuration reloaded' $log"
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === e) SIGHUP with parameters the kernel rejects"
+note "=== e) SIGHUP with parameters the kernel rejects"
 # The config is valid (sample 200ms within 150ms..10s, at most aggr 2s), but
 # the planner caps the tuned sampling interval at the quota window unless
 # max_sample_interval is set: 100ms, raised to the 150ms minimum.  The
@@ -393,7 +272,7 @@ else
 	cp /tmp/kernel-rejects.conf $CONF
 	l0=$(wc -l <"$log")
 	kill -HUP "$dpid"
-	wait_new_re "$l0" "configuration reloaded|reload rejected|reload: the kernel rejected" 3000
+	wait_alive "$dpid" 30 new_line_matches "$l0" "configuration reloaded|reload rejected|reload: the kernel rejected"
 	sleep 1
 	t=$(now_cs)
 	grep -F "reload" "$log" | sed 's/^/DAEMON[d-reload]: /'
@@ -421,12 +300,11 @@ stop_daemon
 tail -n 8 "$log" | sed 's/^/DAEMON[d-reload]: /'
 check "d+e: exit 0 on SIGTERM (rc $drc)" eq $drc 0
 check "d+e: all kdamonds off" all_off
-i=0
-while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 stat_is "$stat_boot"
 check "d+e: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
 
 # ---------------------------------------------------------------------------
-echo "FAULTS === e2) such a config at start-up"
+note "=== e2) such a config at start-up"
 # Not a reload: the daemon cannot keep anything, so a start-up rejection is
 # an error exit.  A config the validation accepts should not get this far.
 # Only the start value above the capped maximum (100ms) this time.
@@ -436,13 +314,7 @@ accepted=0
 /bin/damon-tierd --check-config --config /tmp/kernel-rejects-start.conf 2>&1 | grep -qF "configuration is valid" && accepted=1
 if [ $accepted = 1 ]; then
 	start_daemon e-start /tmp/kernel-rejects-start.conf
-	i=0
-	while alive && [ $i -lt 600 ]; do
-		count_on
-		[ "$n" -eq 2 ] && [ "$on" -eq 2 ] && break
-		sleep 0.25
-		i=$((i + 1))
-	done
+	wait_running 150 2
 	if alive; then
 		pass "e2: the daemon started with a config its validation accepts ($(pids))"
 		stop_daemon
@@ -457,9 +329,7 @@ else
 	skip "e2: the trigger config is rejected by the daemon's validation"
 fi
 check "e2: all kdamonds off afterwards" all_off
-i=0
-while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 stat_is "$stat_boot"
 check "e2: damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
 
-echo "FAULTS done: $fails failed"
-[ $fails = 0 ]
+finish

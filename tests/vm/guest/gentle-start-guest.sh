@@ -19,40 +19,33 @@
 # left node 0 in the first second).
 # Prints "GENTLE PASS/FAIL: ..." lines; exits non-zero if any check failed.
 set -u
-ADMIN=/sys/kernel/mm/damon/admin/kdamonds
-fails=0
-pass() { echo "GENTLE PASS: $*"; }
-fail() { echo "GENTLE FAIL: $*"; fails=$((fails + 1)); }
+TAG=GENTLE
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 
-echo "GENTLE kernel $(uname -r)"
+started() { grep -q '^WORKLOAD START' /tmp/workload.log; }
+armed() { grep -q "started kdamond" "$log" && ! grep -q "cannot arm\|no effective quota" "$log"; }
+
+note "kernel $(uname -r)"
 /bin/workload --hot 16 --duration 40 --report-interval 1 >/tmp/workload.log 2>&1 &
 wpid=$!
-i=0
-until grep -q '^WORKLOAD START' /tmp/workload.log; do
-	kill -0 $wpid 2>/dev/null || { cat /tmp/workload.log; fail "the workload exited"; exit 1; }
-	i=$((i + 1))
-	[ $i -gt 600 ] && { fail "the workload did not start"; exit 1; }
-	sleep 0.1
-done
+if ! wait_alive $wpid 60 started; then
+	kill -0 $wpid 2>/dev/null && abort "the workload did not start"
+	cat /tmp/workload.log
+	abort "the workload exited"
+fi
 grep '^WORKLOAD START' /tmp/workload.log
-/bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1 &
-dpid=$!
+start_daemon daemon /etc/damon-tierd.conf
 wait $wpid
-kill -TERM $dpid
-wait $dpid
-rc=$?
-sed 's/^/DAEMON: /' /tmp/daemon.log
+stop_daemon
+sed 's/^/DAEMON: /' "$log"
 grep '^WORKLOAD' /tmp/workload.log | sed -n 's/^\(WORKLOAD [^ ]*\) \(hot_on_node0=[^ ]*\) \(cold_on_node1=[^ ]*\).*\(node0_free_kb=[^ ]*\).*/GENTLE \1 \2 \3 \4/p'
 
-[ $rc = 0 ] && pass "damon-tierd exited 0 on SIGTERM" || fail "damon-tierd exited $rc"
-grep -q "started kdamond" /tmp/daemon.log && ! grep -q "cannot arm\|no effective quota" /tmp/daemon.log &&
-	pass "kdamonds started and armed" || fail "kdamonds not started or not armed"
+verdict "damon-tierd exited 0 on SIGTERM" "damon-tierd exited $drc" eq "$drc" 0
+verdict "kdamonds started and armed" "kdamonds not started or not armed" armed
 max=$(sed -n 's/.*cold_on_node1=\([0-9.]*\).*/\1/p' /tmp/workload.log | sort -n | tail -n 1)
 hot=$(sed -n 's/^WORKLOAD FINAL.*hot_on_node0=\([0-9.]*\).*/\1/p' /tmp/workload.log)
-[ -n "$max" ] && awk "BEGIN { exit !($max <= 0.25) }" &&
-	pass "at most $max of the cold data on node 1 at any report (<= 0.25)" ||
-	fail "$max of the cold data on node 1 at one report (> 0.25): over-demotion at start"
-[ -n "$hot" ] && awk "BEGIN { exit !($hot >= 0.90) }" &&
-	pass "hot set on node 0: $hot >= 0.90" || fail "hot set on node 0: $hot < 0.90"
-echo "GENTLE done: $fails failed"
-[ $fails = 0 ]
+verdict "at most $max of the cold data on node 1 at any report (<= 0.25)" \
+	"$max of the cold data on node 1 at one report (> 0.25): over-demotion at start" at_most "$max" 0.25
+verdict "hot set on node 0: $hot >= 0.90" "hot set on node 0: $hot < 0.90" at_least "$hot" 0.90
+finish

@@ -17,68 +17,14 @@
 # /proc/uptime.  Prints "HOTPLUG PASS/FAIL/SKIP: ..."; exits non-zero if any
 # check failed.
 set -u
-ADMIN=/sys/kernel/mm/damon/admin/kdamonds
-STAT=/sys/module/damon_stat/parameters
+TAG=HOTPLUG
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 MEM=/sys/devices/system/memory
 NODE=/sys/devices/system/node
 STATE_DIR=/run/damon-tierd
 PERIOD_CS=200
-fails=0
-dpid=""
-log=/tmp/daemon.log
 
-pass() { echo "HOTPLUG PASS: $*"; }
-fail() { echo "HOTPLUG FAIL: $*"; fails=$((fails + 1)); }
-skip() { echo "HOTPLUG SKIP: $*"; }
-note() { echo "HOTPLUG $*"; }
-check() {
-	d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-eq() { [ "$1" = "$2" ]; }
-rd() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
-		[ -e "$1" ] || break
-		sleep 0.1
-	done
-	return 1
-}
-now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
-stat_enabled() { rd $STAT/enabled || echo absent; }
-nr_kdamonds() { rd $ADMIN/nr_kdamonds; }
-count_on() {
-	n=$(nr_kdamonds)
-	on=0
-	k=0
-	while [ "$k" -lt "$n" ]; do
-		[ "$(rd $ADMIN/$k/state)" = on ] && on=$((on + 1))
-		k=$((k + 1))
-	done
-}
-pids() { echo "$(rd $ADMIN/0/pid) $(rd $ADMIN/1/pid)"; }
-kdamond_of() {
-	k=0
-	while [ $k -lt "$(nr_kdamonds)" ]; do
-		[ "$(rd $ADMIN/$k/contexts/0/schemes/0/action)" = "$1" ] && { echo $k; return 0; }
-		k=$((k + 1))
-	done
-	echo -1
-}
-alive() { kill -0 "$dpid" 2>/dev/null; }
-has_log() { grep -qF -- "$1" "$log"; }
-count_log() { grep -cF -- "$1" "$log"; }
-# wait_count PATTERN N CENTISECONDS
-wait_count() {
-	end=$(($(now_cs) + $3))
-	while [ "$(now_cs)" -le $end ]; do
-		[ "$(count_log "$1")" -ge "$2" ] && return 0
-		alive || break
-		sleep 0.2
-	done
-	[ "$(count_log "$1")" -ge "$2" ]
-}
 # The staged regions of kdamond K, "start-end" (hex) separated by spaces.
 regions_of() {
 	r=$ADMIN/$1/contexts/0/targets/0/regions
@@ -91,7 +37,7 @@ regions_of() {
 	done
 	echo "${out% }"
 }
-BS=$(($(printf '%d' "0x$(cat $MEM/block_size_bytes)")))
+BS=$(block_size)
 # The online memory blocks of node N merged into ranges, as regions_of prints them.
 node_ranges() {
 	out=""
@@ -111,6 +57,14 @@ node_ranges() {
 }
 blocks() { for b in "$MEM"/memory[0-9]*; do [ -e "$b" ] && echo "${b##*/memory}"; done | sort -n | tr '\n' ' '; }
 bstate() { cat "$MEM/memory$1/state"; }
+# blocks_gone "BLOCK...": none of these memory blocks exists any more.
+blocks_gone() {
+	for b in $1; do [ ! -e "$MEM/memory$b" ] || return 1; done
+}
+# blocks_online "BLOCK...": all of them are online.
+blocks_online() {
+	for b in $1; do [ "$(bstate "$b")" = online ] || return 1; done
+}
 bzones() { cat "$MEM/memory$1/valid_zones"; }
 # bset BLOCK VALUE: writes the block's state file.
 bset() { echo "$2" >"$MEM/memory$1/state"; }
@@ -164,26 +118,16 @@ replan_check() {
 		sh -c "! grep -qE 'error|cannot|rejected|drifted|found off|restarting ours' $log"
 }
 
-echo "HOTPLUG kernel $(uname -r)"
+note "kernel $(uname -r)"
 stat_boot=$(stat_enabled)
 note "boot: auto_online_blocks=$(cat $MEM/auto_online_blocks) block size $BS, blocks $(blocks)," \
 	"node1 MemTotal $(memtotal 1) kB, node1 ranges $(node_ranges 1)"
 printf '[daemon]\nstate_dir = %s\ninterval = 2s\nstatus_interval = 10s\n' $STATE_DIR >/tmp/hp.conf
-/bin/damon-tierd --foreground --config /tmp/hp.conf >$log 2>&1 &
-dpid=$!
-i=0
-while [ $i -lt 360 ]; do
-	count_on
-	[ "$n" -eq 2 ] && [ "$on" -eq 2 ] && break
-	alive || break
-	sleep 0.25
-	i=$((i + 1))
-done
-sed 's/^/DAEMON: /' $log
+start_daemon daemon /tmp/hp.conf
+wait_running 90 2
+sed 's/^/DAEMON: /' "$log"
 if [ "$n" != 2 ] || [ "$on" != 2 ]; then
-	fail "the daemon did not start its two kdamonds"
-	echo "HOTPLUG done: $fails failed"
-	exit 1
+	abort "the daemon did not start its two kdamonds"
 fi
 P=$(kdamond_of migrate_hot)
 D=$(kdamond_of migrate_cold)
@@ -194,13 +138,16 @@ pass "daemon started 2 kdamonds (pids $pp); promote $P regions $p_regions, demot
 check "before: promote regions = node1's online blocks" eq "$p_regions" "$(node_ranges 1)"
 
 # ---------------------------------------------------------------------------
-echo "HOTPLUG === 1) 256M into node 1, onlined by hand (online_movable)"
+note "=== 1) 256M into node 1, onlined by hand (online_movable)"
 before=$(blocks)
 mt_before=$(memtotal 1)
 echo "HOTPLUG_REQUEST id=dimm0 size=256M node=1"
 new=$(wait_new_blocks "$before" 6000)
 check "1: new memory blocks appeared:$new" test -n "$new"
-[ -z "$new" ] && { echo "HOTPLUG done: $fails failed"; exit 1; }
+if [ -z "$new" ]; then
+	finish
+	exit 1
+fi
 for b in $new; do
 	nd=$(for l in "$MEM/memory$b"/node[0-9]*; do echo "${l##*/node}"; done)
 	note "memory$b: node $nd, state $(bstate "$b"), valid zones $(bzones "$b")"
@@ -220,7 +167,7 @@ replan_check 1 1
 check "1: the regions now differ from before ($p_regions)" sh -c "[ '$(regions_of "$P")' != '$p_regions' ]"
 
 # ---------------------------------------------------------------------------
-echo "HOTPLUG === 2) bonus: hot pages in the new memory are promoted"
+note "=== 2) bonus: hot pages in the new memory are promoted"
 # Node 1's boot memory is its DMA32 zone, the new blocks are its Movable
 # zone.  The hot set is bound to node 1 (MPOL_BIND) while it is first
 # touched; if node 1's boot zone gave (almost) none of its pages, they came
@@ -231,8 +178,7 @@ o0=$(zone_free 1 DMA32)
 f0=$(zone_free 1 Movable)
 /bin/workload --hot 64 --cold 0 --duration 150 --report-interval 5 >/tmp/workload.log 2>&1 &
 wl=$!
-i=0
-while ! grep -q '^WORKLOAD t=' /tmp/workload.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+wait_until 60 grep -q '^WORKLOAD t=' /tmp/workload.log
 o1=$(zone_free 1 DMA32)
 f1=$(zone_free 1 Movable)
 hot_pages=16384
@@ -252,7 +198,7 @@ t=$(now_cs)
 # Until 90% of it is on node 0 (at most 150 s of workload).
 while kill -0 $wl 2>/dev/null; do
 	h=$(grep '^WORKLOAD t=' /tmp/workload.log | tail -n 1 | sed -n 's/.*hot_on_node0=\([0-9.]*\).*/\1/p')
-	[ -n "$h" ] && awk "BEGIN { exit !($h >= 0.90) }" && break
+	at_least "$h" 0.90 && break
 	sleep 1
 done
 m2=$(zone_anon 1 Movable)
@@ -262,11 +208,11 @@ grep '^WORKLOAD' /tmp/workload.log | tail -n 4
 final=$(grep '^WORKLOAD FINAL' /tmp/workload.log)
 hot=$(echo "$final" | sed -n 's/.*hot_on_node0=\([0-9.]*\).*/\1/p')
 note "hot set on node0 $hot after $((($(now_cs) - t) / 100)) s; node1 Movable anon pages $m1 -> $m2"
-check "2: hot set promoted: hot_on_node0=$hot >= 0.90" awk "BEGIN { exit !(${hot:-0} >= 0.90) }"
+check "2: hot set promoted: hot_on_node0=$hot >= 0.90" at_least "${hot:-0}" 0.90
 check "2: no hot page left in the new memory (Movable anon $m1 -> $m2)" sh -c "[ $m2 -lt $((hot_pages / 10)) ]"
 
 # ---------------------------------------------------------------------------
-echo "HOTPLUG === 3) the new blocks offlined, then unplugged"
+note "=== 3) the new blocks offlined, then unplugged"
 for b in $new; do
 	bset "$b" offline || fail "3: offline memory$b"
 done
@@ -274,14 +220,8 @@ note "offlined:$(for b in $new; do printf ' memory%s=%s' "$b" "$(bstate "$b")"; 
 replan_check 3 2
 check "3: the promote regions are back to the boot ones ($p_regions)" eq "$(regions_of "$P")" "$p_regions"
 echo "HOTUNPLUG_REQUEST id=dimm0"
-i=0
-while [ $i -lt 120 ]; do
-	gone=1
-	for b in $new; do [ -e "$MEM/memory$b" ] && gone=0; done
-	[ $gone = 1 ] && break
-	sleep 0.5
-	i=$((i + 1))
-done
+gone=0
+wait_until 60 blocks_gone "$new" && gone=1
 check "3: the DIMM's blocks are gone after device_del (blocks $(blocks))" eq "$gone" 1
 sleep 4
 check "3: nothing re-planned or logged as an error after the unplug" \
@@ -289,21 +229,15 @@ check "3: nothing re-planned or logged as an error after the unplug" \
 check "3: regions still the boot ones, same pids" sh -c "[ '$(regions_of "$P")' = '$p_regions' ] && [ '$(pids)' = '$pp' ]"
 
 # ---------------------------------------------------------------------------
-echo "HOTPLUG === 4) auto-online (auto_online_blocks = online)"
+note "=== 4) auto-online (auto_online_blocks = online)"
 echo online >$MEM/auto_online_blocks
 before=$(blocks)
 echo "HOTPLUG_REQUEST id=dimm1 size=128M node=1"
 new=$(wait_new_blocks "$before" 6000)
 check "4: new memory blocks appeared:$new" test -n "$new"
 if [ -n "$new" ]; then
-	i=0
-	while [ $i -lt 40 ]; do
-		offl=0
-		for b in $new; do [ "$(bstate "$b")" = online ] || offl=1; done
-		[ $offl = 0 ] && break
-		sleep 0.25
-		i=$((i + 1))
-	done
+	offl=1
+	wait_until 10 blocks_online "$new" && offl=0
 	zones=$(for b in $new; do printf 'memory%s=%s/%s ' "$b" "$(bstate "$b")" "$(bzones "$b")"; done)
 	check "4: the kernel onlined them by itself ($zones)" eq "$offl" 0
 	replan_check 4 3
@@ -318,15 +252,11 @@ if [ -n "$new" ]; then
 fi
 
 # ---------------------------------------------------------------------------
-kill -TERM $dpid
-wait $dpid
-drc=$?
-grep -E 'hotplug|re-planning|committed|error|warning|stopp|turned off' $log | sed 's/^/DAEMON: /'
+stop_daemon
+grep -E 'hotplug|re-planning|committed|error|warning|stopp|turned off' "$log" | sed 's/^/DAEMON: /'
 check "exit 0 on SIGTERM (rc $drc)" eq $drc 0
 count_on
 check "no kdamond of ours on after SIGTERM" eq "$on" 0
-i=0
-while [ "$(stat_enabled)" != "$stat_boot" ] && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+wait_until 5 stat_is "$stat_boot"
 check "damon_stat back to $stat_boot" eq "$(stat_enabled)" "$stat_boot"
-echo "HOTPLUG done: $fails failed"
-[ $fails = 0 ]
+finish

@@ -1,5 +1,4 @@
 #!/bin/sh
-# shellcheck disable=SC2012
 # Guest test: does a task's mempolicy block DAMON's migrate_hot?
 #
 # For each policy in MPC_POLICIES (default "keep default preferred"): the
@@ -11,26 +10,18 @@
 # Run with: tests/vm/smoke.sh --guest tests/vm/guest/mempolicy-check.sh
 # Exit status 0 when hot_on_node0 >= 0.5 at the end for every policy.
 
-ADMIN=/sys/kernel/mm/damon/admin
-K=$ADMIN/kdamonds
-NODES=/sys/devices/system/node
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
+K=$ADMIN
 fail=0
 
 [ -d "$K" ] || { echo "MPC: no DAMON sysfs"; exit 1; }
-[ -f /sys/module/damon_stat/parameters/enabled ] &&
-	echo N >/sys/module/damon_stat/parameters/enabled
+damon_stat_off
 echo 0 >/proc/sys/kernel/numa_balancing
 
-bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
-lo=""
-hi=""
-for m in "$NODES"/node1/memory[0-9]*; do
-	i=$((0x$(cat "$m/phys_index")))
-	if [ -z "$lo" ] || [ "$i" -lt "$lo" ]; then lo=$i; fi
-	if [ -z "$hi" ] || [ "$i" -gt "$hi" ]; then hi=$i; fi
-done
-start=$((lo * bs))
-end=$(((hi + 1) * bs))
+span=$(node_span 1)
+start=${span% *}
+end=${span#* }
 echo "MPC: node1 span $start-$end"
 
 w() { echo "$2" >"$1" || echo "MPC: write '$2' to $1 failed"; }
@@ -40,11 +31,7 @@ for pol in ${MPC_POLICIES:-keep default preferred}; do
 	/bin/workload --hot "${MPC_HOT:-32}" --cold 0 --duration "${MPC_DURATION:-30}" \
 		--report-interval 5 --policy "$pol" --ready-file /tmp/ready >/tmp/w.out 2>&1 &
 	wpid=$!
-	n=0
-	while [ ! -f /tmp/ready ] && [ $n -lt 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_until 60 test -f /tmp/ready
 	w "$K/nr_kdamonds" 1
 	C=$K/0/contexts
 	w "$C/nr_contexts" 1

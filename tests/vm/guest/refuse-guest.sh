@@ -7,37 +7,30 @@
 # memory tiering files stay as they were, and no ownership record is left.
 # Prints "REFUSE PASS/FAIL: ..." lines; exits non-zero if any check failed.
 set -u
+TAG=REFUSE
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 NB=/proc/sys/kernel/numa_balancing
 DEMOTION=/sys/kernel/mm/numa/demotion_enabled
-fails=0
-pass() { echo "REFUSE PASS: $*"; }
-fail() { echo "REFUSE FAIL: $*"; fails=$((fails + 1)); }
-check() {
-	d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-eq() { [ "$1" = "$2" ]; }
-rd() { cat "$1" 2>/dev/null || echo absent; }
 damon_modules() {
 	for d in /sys/module/damon*; do
 		[ -e "$d" ] && printf '%s ' "${d#/sys/module/}"
 	done
 }
 state() {
-	echo "numa_balancing=$(rd $NB) demotion_enabled=$(rd $DEMOTION) damon_modules=[$(damon_modules)]"
+	echo "numa_balancing=$(rd_or $NB absent) demotion_enabled=$(rd_or $DEMOTION absent) damon_modules=[$(damon_modules)]"
 }
 
-echo "REFUSE kernel $(uname -r)"
+note "kernel $(uname -r)"
 check "this kernel has no DAMON sysfs (/sys/kernel/mm/damon absent)" test ! -e /sys/kernel/mm/damon
 before=$(state)
-echo "REFUSE before: $before"
+note "before: $before"
 
 timeout 60 /bin/damon-tierd --foreground --config /etc/damon-tierd.conf >/tmp/daemon.log 2>&1
 rc=$?
 sed 's/^/DAEMON: /' /tmp/daemon.log
 after=$(state)
-echo "REFUSE after: $after"
+note "after: $after"
 check "damon-tierd exits 3 (rc $rc)" eq $rc 3
 check "the message names CONFIG_DAMON_SYSFS" grep -qF "CONFIG_DAMON_SYSFS" /tmp/daemon.log
 check "the message names Linux 5.18" grep -qF "5.18" /tmp/daemon.log
@@ -45,5 +38,4 @@ check "nothing changed ($after)" eq "$after" "$before"
 check "no DAMON sysfs appeared" test ! -e /sys/kernel/mm/damon
 check "no ownership record" test ! -e /run/damon-tierd/owner
 
-echo "REFUSE done: $fails failed"
-[ $fails = 0 ]
+finish

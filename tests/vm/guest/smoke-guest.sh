@@ -1,5 +1,4 @@
 #!/bin/sh
-# shellcheck disable=SC2012,SC2002  # busybox guest: ls/cat on sysfs names are fine
 # Guest side of tests/vm/smoke.sh; runs as the test body of the initramfs
 # /init (busybox sh). Settings come from the kernel command line as env:
 #   SMOKE_INFO_ONLY=1     skip the workload run
@@ -13,20 +12,21 @@
 # host can cut them out of the console log.
 # Exit status: 0 when all checks passed.
 
-fail=0
-check() {
-	# check DESCRIPTION COMMAND...
-	d=$1
-	shift
-	if "$@"; then
-		echo "SMOKE CHECK ok: $d"
-	else
-		echo "SMOKE CHECK FAILED: $d"
-		fail=1
-	fi
+TAG=SMOKE
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
+# check's result lines (the library's format is "SMOKE PASS: ...").
+pass() { echo "SMOKE CHECK ok: $*"; }
+fail() {
+	echo "SMOKE CHECK FAILED: $*"
+	fails=$((fails + 1))
 }
-begin() { echo "@@BEGIN $1"; }
-end() { echo "@@END $1"; }
+# names PATH...: the names of the paths that exist, each followed by a space.
+names() {
+	for f in "$@"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s ' "${f##*/}"; fi
+	done
+}
 show() {
 	# show FILE...: "path: content" (multi-line contents indented)
 	for f in "$@"; do
@@ -43,11 +43,11 @@ show() {
 	done
 }
 
-ADMIN=/sys/kernel/mm/damon/admin
+DAMON_ADMIN=/sys/kernel/mm/damon/admin
 TIERS=/sys/devices/virtual/memory_tiering
 NODES=/sys/devices/system/node
 
-begin info
+section_begin info
 echo "uname -r: $(uname -r)"
 echo "cmdline: $(cat /proc/cmdline)"
 for t in "$TIERS"/memory_tier*; do
@@ -57,10 +57,10 @@ for n in "$NODES"/node[0-9]*; do
 	echo "$(basename "$n") cpulist: '$(cat "$n/cpulist")' distance: $(cat "$n/distance")" \
 		"MemTotal: $(awk '/MemTotal/ { print $4 }' "$n/meminfo") kB" \
 		"MemFree: $(awk '/MemFree/ { print $4 }' "$n/meminfo") kB"
-	echo "$(basename "$n") memory blocks: $(cd "$n" && ls -d memory[0-9]* 2>/dev/null | tr '\n' ' ')"
+	echo "$(basename "$n") memory blocks: $(names "$n"/memory[0-9]*)"
 done
 echo "block_size_bytes: $(cat /sys/devices/system/memory/block_size_bytes)"
-echo "ls node1: $(ls "$NODES/node1/" | tr '\n' ' ')"
+echo "ls node1: $(names "$NODES"/node1/*)"
 if [ -f "$NODES/node1/access0/initiators/read_latency" ]; then
 	echo "node1 access0 read_latency: $(cat "$NODES/node1/access0/initiators/read_latency")"
 fi
@@ -68,11 +68,11 @@ show /sys/module/damon_stat/parameters/enabled
 show /sys/module/damon_reclaim/parameters/enabled /sys/module/damon_lru_sort/parameters/enabled
 show /proc/sys/kernel/numa_balancing
 show /sys/kernel/mm/numa/demotion_enabled
-if [ -d "$ADMIN/kdamonds" ]; then
-	echo "ls kdamonds: $(ls "$ADMIN/kdamonds" | tr '\n' ' ')"
-	show "$ADMIN/kdamonds/nr_kdamonds"
+if [ -d "$DAMON_ADMIN/kdamonds" ]; then
+	echo "ls kdamonds: $(names "$DAMON_ADMIN"/kdamonds/*)"
+	show "$DAMON_ADMIN/kdamonds/nr_kdamonds"
 else
-	echo "ls kdamonds: (no $ADMIN/kdamonds)"
+	echo "ls kdamonds: (no $DAMON_ADMIN/kdamonds)"
 fi
 echo "zoneinfo node 0 (min/low/high/managed):"
 awk '
@@ -81,12 +81,12 @@ awk '
 		printf "    node 0 zone %-8s %-8s %s\n", zone, $1, $2
 	}
 ' /proc/zoneinfo
-echo "tracing damon events: $(ls /sys/kernel/tracing/events/damon/ 2>/dev/null | tr '\n' ' ')"
-end info
+echo "tracing damon events: $(names /sys/kernel/tracing/events/damon/*)"
+section_end info
 
 check "two NUMA nodes" test -d "$NODES/node1"
 check "node 1 is CPU-less" test -z "$(cat "$NODES/node1/cpulist")"
-ntiers=$(ls -d "$TIERS"/memory_tier* 2>/dev/null | wc -l)
+ntiers=$(names "$TIERS"/memory_tier* | wc -w)
 check "two memory tiers (got $ntiers)" test "$ntiers" -eq 2
 # node 1 must be in a tier of its own, with a higher tier id than node 0's
 tier_of() {
@@ -105,8 +105,8 @@ check "node 1 in a lower tier than node 0 (tier$t0 vs tier$t1)" test "$t0" -ge 0
 # --- kdamond tree -------------------------------------------------------------
 # Create one kdamond with one context, scheme and quota goal (the layout the
 # daemon builds) and list it.
-if [ -d "$ADMIN/kdamonds" ]; then
-	K=$ADMIN/kdamonds
+if [ -d "$DAMON_ADMIN/kdamonds" ]; then
+	K=$DAMON_ADMIN/kdamonds
 	echo 1 >"$K/nr_kdamonds"
 	echo 1 >"$K/0/contexts/nr_contexts"
 	echo 1 >"$K/0/contexts/0/schemes/nr_schemes"
@@ -115,9 +115,9 @@ if [ -d "$ADMIN/kdamonds" ]; then
 	else
 		echo "no quotas/goals/nr_goals in this kernel"
 	fi
-	begin kdamond-tree
+	section_begin kdamond-tree
 	(cd "$K/0" && find . | sort)
-	end kdamond-tree
+	section_end kdamond-tree
 
 	# Everything one level further: one of each child directory.
 	C=$K/0/contexts/0
@@ -131,15 +131,16 @@ if [ -d "$ADMIN/kdamonds" ]; then
 		"$C/schemes/0/dests/nr_dests"; do
 		[ -f "$f" ] && echo 1 >"$f"
 	done
-	begin kdamond-tree-full
+	section_begin kdamond-tree-full
 	(cd "$K/0" && find . | sort)
-	end kdamond-tree-full
-	begin kdamond-values
+	section_end kdamond-tree-full
+	section_begin kdamond-values
 	(cd "$K/0" && find . -type f | sort | while read -r f; do
+		# shellcheck disable=SC2002  # cat's own read error is the value shown
 		v=$(cat "$f" 2>&1 | tr '\n' '|' | sed 's/|$//')
 		echo "$f = $v"
 	done)
-	end kdamond-values
+	section_end kdamond-values
 	# Which keywords each keyword file accepts (unknown words give EINVAL).
 	# Writes only to the staging files of this (stopped) kdamond.
 	S=$C/schemes/0
@@ -163,7 +164,7 @@ if [ -d "$ADMIN/kdamonds" ]; then
 		echo "$orig" >"$file" 2>/dev/null
 		echo "${file#"$K"/0/}: accepted:$acc | rejected:$rej"
 	}
-	begin damon-keywords
+	section_begin damon-keywords
 	try_words "$C/operations" vaddr fvaddr paddr
 	try_words "$S/action" willneed cold pageout hugepage nohugepage lru_prio \
 		lru_deprio migrate_hot migrate_cold stat
@@ -178,20 +179,20 @@ if [ -d "$ADMIN/kdamonds" ]; then
 	done
 	try_words "$C/monitoring_attrs/probes/0/filters/0/type" anon active memcg \
 		young hugepage_size unmapped addr target
-	end damon-keywords
-	begin damon-admin-top
-	(cd "$ADMIN/.." && find . -maxdepth 2 | sort)
-	end damon-admin-top
+	section_end damon-keywords
+	section_begin damon-admin-top
+	(cd "$DAMON_ADMIN/.." && find . -maxdepth 2 | sort)
+	section_end damon-admin-top
 	# leave no kdamond behind for the workload run
 	echo 0 >"$K/nr_kdamonds"
 fi
 
 # --- dumps for fixture trees ----------------------------------------------------
 if [ "${SMOKE_DUMP:-0}" = 1 ]; then
-	begin zoneinfo
+	section_begin zoneinfo
 	cat /proc/zoneinfo
-	end zoneinfo
-	begin node-tree
+	section_end zoneinfo
+	section_begin node-tree
 	for top in /sys/devices/system/node /sys/devices/virtual/memory_tiering /sys/devices/system/memory; do
 		find "$top" -maxdepth 2 | sort
 	done
@@ -216,30 +217,28 @@ if [ "${SMOKE_DUMP:-0}" = 1 ]; then
 	done
 	for m in /sys/devices/system/memory/memory[0-9]*; do
 		echo "## $m: phys_index=$(cat "$m/phys_index") state=$(cat "$m/state")" \
-			"node=$(cd "$m" && ls -d node[0-9]* 2>/dev/null | tr '\n' ' ')"
+			"node=$(names "$m"/node[0-9]*)"
 	done
-	end node-tree
-	begin iomem
+	section_end node-tree
+	section_begin iomem
 	grep -i 'system ram' /proc/iomem
-	end iomem
-	begin vmstat-numa
+	section_end iomem
+	section_begin vmstat-numa
 	grep -E '^(numa_|pgpromote|pgdemote|pgmigrate)' /proc/vmstat
-	end vmstat-numa
+	section_end vmstat-numa
 fi
 
 # --- workload without DAMON -----------------------------------------------------
 if [ "${SMOKE_INFO_ONLY:-0}" != 1 ]; then
 	# No DAMON at all, and no NUMA balancing: nothing should move pages.
-	if [ -f /sys/module/damon_stat/parameters/enabled ]; then
-		echo N >/sys/module/damon_stat/parameters/enabled
-	fi
+	damon_stat_off
 	numab=${SMOKE_NUMAB:-0}
 	[ "$numab" = boot ] || echo "$numab" >/proc/sys/kernel/numa_balancing
 	numab=$(cat /proc/sys/kernel/numa_balancing)
 	echo "workload run with numa_balancing=$numab"
 	grep -E '^(numa_hint_faults|numa_pages_migrated|pgmigrate_success|pgpromote_success) ' /proc/vmstat | tr '\n' ' '
 	echo
-	begin workload
+	section_begin workload
 	/bin/workload --hot "${SMOKE_HOT:-64}" --cold "${SMOKE_COLD:-auto}" \
 		--duration "${SMOKE_DURATION:-20}" --report-interval "${SMOKE_INTERVAL:-2}" \
 		>/tmp/workload.out 2>&1
@@ -248,7 +247,7 @@ if [ "${SMOKE_INFO_ONLY:-0}" != 1 ]; then
 	echo "node0 MemFree after: $(awk '/MemFree/ { print $4 }' "$NODES/node0/meminfo") kB"
 	grep -E '^(numa_hint_faults|numa_pages_migrated|pgmigrate_success|pgpromote_success) ' /proc/vmstat | tr '\n' ' '
 	echo
-	end workload
+	section_end workload
 	check "workload exit 0 (rc=$wrc)" test "$wrc" -eq 0
 	first=$(grep '^WORKLOAD t=' /tmp/workload.out | head -n1)
 	final=$(grep '^WORKLOAD FINAL' /tmp/workload.out | tail -n1)
@@ -261,12 +260,8 @@ if [ "${SMOKE_INFO_ONLY:-0}" != 1 ]; then
 	check "cold set starts on node 0 (cold_on_node1=$(field cold_on_node1 "$first"))" \
 		test "$(bp "$(field cold_on_node1 "$first")")" -le 100
 	if [ "$numab" != 0 ]; then
-		check() {
-			d=$1
-			shift
-			if "$@"; then r=ok; else r=no; fi
-			echo "SMOKE INFO ($r, not enforced with numa_balancing=$numab): $d"
-		}
+		pass() { echo "SMOKE INFO (ok, not enforced with numa_balancing=$numab): $*"; }
+		fail() { echo "SMOKE INFO (no, not enforced with numa_balancing=$numab): $*"; }
 	fi
 	check "hot set stays on node 1 without DAMON (hot_on_node0=$(field hot_on_node0 "$final"))" \
 		test "$(bp "$(field hot_on_node0 "$final")")" -le 100
@@ -274,5 +269,7 @@ if [ "${SMOKE_INFO_ONLY:-0}" != 1 ]; then
 		test "$(bp "$(field cold_on_node1 "$final")")" -le 100
 fi
 
-echo "SMOKE RESULT fail=$fail"
-exit "$fail"
+rc=0
+[ "$fails" = 0 ] || rc=1
+echo "SMOKE RESULT fail=$rc"
+exit "$rc"

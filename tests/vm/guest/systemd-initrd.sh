@@ -10,6 +10,8 @@
 # the result marker run-vm.sh looks for and powers off, so a broken image
 # fails at once instead of timing out.
 export PATH=/bin:/sbin
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 
 die() {
 	echo "systemd-initrd: error: $*"
@@ -39,12 +41,7 @@ while read -r m; do
 done </etc/modules.order
 
 # The probe runs in insmod's context, but give the block layer a moment.
-i=0
-while [ ! -b "$root" ] && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -b "$root" ] || die "no block device $root (attached with -drive if=virtio?)"
+wait_until 5 test -b "$root" || die "no block device $root (attached with -drive if=virtio?)"
 
 mkdir -p /newroot
 mount -t ext4 -o rw "$root" /newroot || die "cannot mount $root on /newroot"

@@ -32,90 +32,39 @@
 # systemd-operator: each command as "# CMD" and its output), and
 # "DAMON_TIERD_VM_RESULT=<failures>".
 # Always exits 0: the unit's SuccessAction powers the guest off.
-# The helpers are called through check/wait_until.
+# Most helpers here are only called through check and wait_until:
 # shellcheck disable=SC2317
 set -u
 export SYSTEMD_PAGER="" SYSTEMD_COLORS=0 SYSTEMD_URLIFY=0 COLUMNS=160 LC_ALL=C.UTF-8
+TAG=SYSTEMD
+# Reads of a kdamond's files can fail with EBUSY while the daemon holds the
+# DAMON sysfs lock: up to 5 s of retries.
+RD_TRIES=50
+# shellcheck source=SCRIPTDIR/../../lib/guest.sh
+. /usr/local/lib/damon-tierd-tests/guest.sh
 U=damon-tierd
-ADMIN=/sys/kernel/mm/damon/admin/kdamonds
-STAT=/sys/module/damon_stat/parameters/enabled
+STAT=$DAMON_STAT_ENABLED
 CONF=/etc/damon-tierd.conf
 T=$(mktemp -d)
-fails=0
 
-pass() { echo "SYSTEMD PASS: $*"; }
-fail() { echo "SYSTEMD FAIL: $*"; fails=$((fails + 1)); }
-# check DESCRIPTION COMMAND...
-check() {
-	local d=$1
-	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
-}
-eq() { [[ $1 == "$2" ]]; }
-ne() { [[ $1 != "$2" ]]; }
-has() { grep -qF -- "$2" "$1"; }
-# section NAME: stdin to the console between @@BEGIN NAME / @@END NAME.
-section() {
-	echo "@@BEGIN $1"
-	cat
-	echo "@@END $1"
-}
-# Sysfs reads of a kdamond's files can fail with EBUSY while the daemon
-# holds the DAMON sysfs lock.
-rd() {
-	local v
-	for _ in $(seq 50); do
-		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
-		[[ -e $1 ]] || break
-		sleep 0.1
-	done
-	return 1
-}
 prop() { systemctl show -P "$1" "$U"; }
-# wait_until SECONDS COMMAND...: polls every 0.2 s; the bound only keeps a
-# broken guest from hanging, it is not a performance threshold.
-wait_until() {
-	local n=$(($1 * 5))
-	shift
-	while ((n-- > 0)); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	"$@"
-}
-nr_kdamonds() { rd $ADMIN/nr_kdamonds || echo 0; }
 # "state:pid" of every kdamond, space separated.
 kd_states() {
 	local n k out=""
-	n=$(nr_kdamonds)
+	n=$(nr_kdamonds || echo 0)
 	for ((k = 0; k < n; k++)); do
 		out+="$(rd "$ADMIN/$k/state"):$(rd "$ADMIN/$k/pid") "
 	done
 	echo "${out% }"
 }
-all_on() {
-	local n k
-	n=$(nr_kdamonds)
-	((n == 2)) || return 1
-	for ((k = 0; k < n; k++)); do
-		[[ $(rd "$ADMIN/$k/state") == on ]] || return 1
-	done
-}
+# Two kdamonds, both on.
+all_on() { kdamonds_running 2; }
 none_on() {
 	local n k
-	n=$(nr_kdamonds)
+	n=$(nr_kdamonds || echo 0)
 	for ((k = 0; k < n; k++)); do
 		[[ $(rd "$ADMIN/$k/state") == off ]] || return 1
 	done
-}
-# The kdamond whose scheme migrates hot pages (the promote one).
-promote_idx() {
-	local n k
-	n=$(nr_kdamonds)
-	for ((k = 0; k < n; k++)); do
-		[[ $(rd "$ADMIN/$k/contexts/0/schemes/0/action") == migrate_hot ]] && { echo "$k"; return 0; }
-	done
-	echo -1
 }
 # The promote (used) goal the daemon runs with, in basis points.  The
 # default quota tuner (the daemon's controller) writes no kernel goal, so it
@@ -125,7 +74,7 @@ promote_goal() {
 	local k g t
 	g=$(grep -o '"promote":{[^}]*}' /run/damon-tierd/status.json 2>/dev/null |
 		sed -n 's/.*"goal_bp":\([0-9]*\).*/\1/p')
-	k=$(promote_idx)
+	k=$(kdamond_of migrate_hot)
 	t=$ADMIN/$k/contexts/0/schemes/0/quotas/goals/0/target_value
 	if ((k >= 0)) && [[ $(rd "${t%/0/target_value}/nr_goals" 2>/dev/null) == 1 ]]; then
 		[[ $(rd "$t") == "$g" ]] || g="status $g, kernel $(rd "$t")"
@@ -227,7 +176,7 @@ check "unit is not running before start ($(systemctl is-active $U 2>&1))" \
 	eq "$(systemctl is-active $U 2>&1)" inactive
 check "shipped config passes --check-config" \
 	bash -c "/usr/sbin/damon-tierd --check-config >$T/check.out 2>&1"
-stat_before=$(rd $STAT || echo absent)
+stat_before=$(stat_enabled)
 check "damon_stat enabled at boot ($stat_before)" eq "$stat_before" Y
 check "no kdamond before start (nr_kdamonds $(nr_kdamonds))" eq "$(nr_kdamonds)" 0
 systemd-analyze verify --man=no /usr/lib/systemd/system/$U.service >"$T/verify.out" 2>&1
@@ -295,11 +244,11 @@ check "journal -o verbose: structured fields present" verbose_fields
 
 # -- 3. the hardened unit wrote DAMON sysfs ----------------------------------
 step "3 the hardened unit wrote DAMON sysfs"
-read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+read -r -a kpids <<<"$(pids)"
 check "the kdamond pids are kdamond threads (${kpids[*]})" pids_are_kdamonds "${kpids[@]}"
-check "damon_stat paused by the daemon ($(rd $STAT))" eq "$(rd $STAT)" N
+check "damon_stat paused by the daemon ($(stat_enabled))" eq "$(stat_enabled)" N
 check "RuntimeDirectory /run/damon-tierd exists" test -d /run/damon-tierd
-echo "SYSTEMD INFO: promote kdamond $(promote_idx), used goal $(promote_goal)"
+echo "SYSTEMD INFO: promote kdamond $(kdamond_of migrate_hot), used goal $(promote_goal)"
 systemd-analyze security $U --no-pager >"$T/security.out" 2>&1
 section systemd-analyze-security <"$T/security.out"
 # The daemon publishes /run/damon-tierd/status.txt and status.json (0644)
@@ -401,7 +350,7 @@ sleep 7
 check "no restart after a config error (NRestarts $(prop NRestarts), $(prop ActiveState), exit $(prop ExecMainStatus))" \
 	eq "$(prop NRestarts)/$(prop ActiveState)/$(prop ExecMainStatus)" 0/failed/2
 check "no kdamond on after the failed start ($(kd_states))" none_on
-check "damon_stat on after the failed start ($(rd $STAT))" eq "$(rd $STAT)" Y
+check "damon_stat on after the failed start ($(stat_enabled))" eq "$(stat_enabled)" Y
 op "$T/status-failed.out" "systemctl status $U -l"
 section systemctl-status-failed-start <"$T/status-failed.out"
 op - "systemctl reset-failed $U"
@@ -477,7 +426,7 @@ check "textfile rewritten on the next interval (mtime $m1 -> $(stat -c %Y $PROM)
 
 # -- 7. systemctl stop -------------------------------------------------------
 step "7 systemctl stop"
-read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+read -r -a kpids <<<"$(pids)"
 ophead "stop"
 since=$(mark)
 op "$T/stop.out" "systemctl stop $U"
@@ -489,7 +438,7 @@ check "kdamonds off after stop, nr_kdamonds as found at boot ($(nr_kdamonds): $(
 	bash -c "[[ $(nr_kdamonds) == 0 ]]"
 check "no kdamond left on after stop" none_on
 check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
-check "damon_stat re-enabled after stop ($(rd $STAT))" eq "$(rd $STAT)" Y
+check "damon_stat re-enabled after stop ($(stat_enabled))" eq "$(stat_enabled)" Y
 check "journal: 're-enabled damon_stat'" jhas "re-enabled damon_stat"
 check "journal: 'stopped; no kdamond of ours is running'" jhas "stopped; no kdamond of ours is running"
 op - "journalctl -u $U -o cat --since $since"
@@ -529,7 +478,7 @@ check "restart with the watchdog drop-in succeeds (rc $rc, WatchdogUSec=$(prop W
 check "both kdamonds on before the hang ($(kd_states))" all_on
 wdpid=$(prop MainPID)
 nrestarts0=$(prop NRestarts)
-read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+read -r -a kpids <<<"$(pids)"
 since=$(mark)
 cur=$(jcursor)
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -573,14 +522,14 @@ else
 	fail "journal: neither 'adopted 2 running kdamonds' nor 'replacing them'"
 fi
 check "exactly 2 kdamonds, both on ($(nr_kdamonds): $(kd_states))" all_on
-check "damon_stat still paused ($(rd $STAT))" eq "$(rd $STAT)" N
+check "damon_stat still paused ($(stat_enabled))" eq "$(stat_enabled)" N
 op - "journalctl -u $U -o cat --since $since"
 op - "systemctl status $U -l"
 
 # -- 9. dpkg -r, dpkg --purge ---------------------------------------------------
 step "9 dpkg -r with the service running, dpkg --purge"
 mainpid=$(prop MainPID)
-read -r -a kpids <<<"$(for k in 0 1; do rd "$ADMIN/$k/pid"; done | tr '\n' ' ')"
+read -r -a kpids <<<"$(pids)"
 check "running before removal (MainPID $mainpid, $(prop SubState), $(kd_states))" \
 	bash -c "[[ '$(prop SubState)' == running ]] && [[ '$(kd_states)' == on:*' 'on:* ]]"
 ophead "dpkg -r with the service running, then dpkg --purge"
@@ -596,7 +545,7 @@ check "the daemon is gone (pid $mainpid)" test ! -e "/proc/$mainpid"
 check "no kdamond of ours runs: nr_kdamonds 0 ($(nr_kdamonds))" eq "$(nr_kdamonds)" 0
 check "all kdamonds off" none_on
 check "kdamond threads gone (${kpids[*]})" pids_gone "${kpids[@]}"
-check "damon_stat back to Y ($(rd $STAT))" eq "$(rd $STAT)" Y
+check "damon_stat back to Y ($(stat_enabled))" eq "$(stat_enabled)" Y
 jsince "$cur" >"$T/j-rm.txt"
 check "journal: 'stopped; no kdamond of ours is running' on removal" \
 	has "$T/j-rm.txt" "stopped; no kdamond of ours is running"
