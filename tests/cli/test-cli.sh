@@ -71,14 +71,14 @@ expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1
 expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
 # The kernel's features decide the files: 6.12 has filters/ without allow.
 r=$(root vm-2node 6.12)
-check dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-612-filter "$tmp/out" "schemes/0/filters/0/matching N"
 cp "$tmp/out" "$tmp/plan612"
-check dry-run-612-no-ops-filters 1 grep -q ops_filters "$tmp/plan612"
+check_exit dry-run-612-no-ops-filters 1 grep -q ops_filters "$tmp/plan612"
 # No BTF: the features are assumed, and the dry run warns.
 r=$(root vm-2node)
 rm "$r/sys/kernel/btf/vmlinux"
-check dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+check_exit dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
 r=$(root one-node)
