@@ -23,6 +23,11 @@ if [ -d $T/events/damon/damos_esz ]; then
 	echo 1 >$T/tracing_on
 fi
 
+# Before the daemon runs, a dry run reads the DAMON features from the
+# kernel's BTF; the daemon then probes them by writing.  Both must agree.
+/bin/damon-tierd --dry-run --config /etc/damon-tierd.conf >/dev/null 2>/tmp/btf.err
+btf_feats=$(sed -n "s/.*DAMON features (read from the kernel's BTF[^)]*): //p" /tmp/btf.err)
+
 start_daemon daemon /etc/damon-tierd.conf
 
 # Both kdamonds on (the daemon pauses damon_stat first).
@@ -34,6 +39,11 @@ wait_running 60 2+ && ok=1
 wait_count "started kdamond" "$n" 60
 sed 's/^/DAEMON: /' "$log"
 if [ $ok = 1 ]; then pass "daemon started $n kdamonds"; else abort "kdamonds not running"; fi
+probe_feats=$(sed -n 's/.*DAMON features (probed in [^)]*): //p' "$log" | head -n 1)
+note "DAMON features from BTF: ${btf_feats:-none}; probed: ${probe_feats:-none}"
+verdict "the BTF names the features the write probe finds" \
+	"BTF features '$btf_feats' differ from the probed '$probe_feats'" \
+	eq "${btf_feats:-none}" "$probe_feats"
 
 # What runs matches the plan: every planned write (except commands, the
 # auto-tuned intervals and fed goal values) reads back from sysfs.  A path
