@@ -147,4 +147,16 @@ struct observe_request {
 void observe(struct damon_io *io, const struct observe_request *rq, struct observation *ret);
 
 /* MemTotal / MemFree of node nid in o, or false if not observed. */
-bool observe_node_mem(const struct observation *o, int nid, uint64_t *total, uint64_t *free);
+static inline bool observe_node_mem(const struct observation *o, int nid, uint64_t *total,
+				    uint64_t *free)
+{
+	if (!(o->got & OBS_MEMINFO) || o->meminfo_err)
+		return false;
+	for (unsigned i = 0; i < o->nr_nodes; i++)
+		if (o->mem[i].nid == nid) {
+			*total = o->mem[i].total;
+			*free = o->mem[i].free;
+			return true;
+		}
+	return false;
+}

@@ -215,16 +215,3 @@ void observe(struct damon_io *io, const struct observe_request *rq, struct obser
 	if (rq->need & (OBS_KDAMONDS | OBS_STATS | OBS_CHARGE | OBS_VERIFY))
 		observe_ours(io, rq, ret);
 }
-
-bool observe_node_mem(const struct observation *o, int nid, uint64_t *total, uint64_t *free)
-{
-	if (!(o->got & OBS_MEMINFO) || o->meminfo_err)
-		return false;
-	for (unsigned i = 0; i < o->nr_nodes; i++)
-		if (o->mem[i].nid == nid) {
-			*total = o->mem[i].total;
-			*free = o->mem[i].free;
-			return true;
-		}
-	return false;
-}
