@@ -39,7 +39,7 @@ wait_running 60 2+ && ok=1
 wait_count "started kdamond" "$n" 60
 sed 's/^/DAEMON: /' "$log"
 if [ $ok = 1 ]; then pass "daemon started $n kdamonds"; else abort "kdamonds not running"; fi
-probe_feats=$(sed -n 's/.*DAMON features (probed in [^)]*): //p' "$log" | head -n 1)
+probe_feats=$(sed -n 's/.*DAMON features[^:]*: //p' "$log" | head -n 1)
 note "DAMON features from BTF: ${btf_feats:-none}; probed: ${probe_feats:-none}"
 verdict "the BTF names the features the write probe finds" \
 	"BTF features '$btf_feats' differ from the probed '$probe_feats'" \
