@@ -252,8 +252,8 @@ int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 	return r;
 }
 
-int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
-			     const char *rel, uint64_t value)
+/* Write value to the file rel of kdamond idx's scheme, retrying EBUSY. */
+static int write_scheme_u64(struct damon_io *io, unsigned idx, const char *rel, uint64_t value)
 {
 	char path[192], v[32];
 	int r;
@@ -262,7 +262,15 @@ int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct pla
 	if (r < 0)
 		return r;
 	snprintf(v, sizeof(v), "%" PRIu64, value);
-	r = damon_write_retry(io, path, v);
+	return damon_write_retry(io, path, v);
+}
+
+int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+			     const char *rel, uint64_t value)
+{
+	int r;
+
+	r = write_scheme_u64(io, idx, rel, value);
 	if (r < 0)
 		return r;
 	/* A commit re-applies the interval files when they differ from the
@@ -286,15 +294,9 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
 
 int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value)
 {
-	char path[192], v[32];
 	int r;
 
-	r = io_path(path, sizeof(path),
-		    DAMON_KDAMONDS "/%u/contexts/0/schemes/0/quotas/goals/0/current_value", idx);
-	if (r < 0)
-		return r;
-	snprintf(v, sizeof(v), "%" PRIu64, current_value);
-	r = damon_write_retry(io, path, v);
+	r = write_scheme_u64(io, idx, "quotas/goals/0/current_value", current_value);
 	if (r < 0)
 		return r;
 	return damon_state_cmd(io, idx, "commit_schemes_quota_goals");

@@ -252,28 +252,26 @@ int parse_memory_block_name(const char *name, uint64_t *ret)
 	return parse_prefixed_id(name, "memory", UINT64_MAX, ret);
 }
 
-int parse_node_name(const char *name, unsigned *ret)
+static int parse_prefixed_uint(const char *name, const char *prefix, unsigned *ret)
 {
 	uint64_t v;
 	int r;
 
-	r = parse_prefixed_id(name, "node", UINT_MAX, &v);
+	r = parse_prefixed_id(name, prefix, UINT_MAX, &v);
 	if (r < 0)
 		return r;
 	*ret = (unsigned)v;
 	return 0;
 }
 
+int parse_node_name(const char *name, unsigned *ret)
+{
+	return parse_prefixed_uint(name, "node", ret);
+}
+
 int parse_memory_tier_name(const char *name, unsigned *ret)
 {
-	uint64_t v;
-	int r;
-
-	r = parse_prefixed_id(name, "memory_tier", UINT_MAX, &v);
-	if (r < 0)
-		return r;
-	*ret = (unsigned)v;
-	return 0;
+	return parse_prefixed_uint(name, "memory_tier", ret);
 }
 
 static int distances_walk(const char *s, int *out, unsigned max, unsigned *ret_n)

@@ -76,6 +76,35 @@ static int scan_unit(const char **pp, const char **ret_w, size_t *ret_n)
 	return 0;
 }
 
+/*
+ * The whole of s: optional whitespace, a number, an optional unit word,
+ * optional whitespace.  frac_max 0: an integer (no '.'), *ret_frac 0;
+ * otherwise as scan_decimal().  The unit is [*ret_w, *ret_w + *ret_n).
+ */
+static int scan_quantity(const char *s, unsigned frac_max, uint64_t *ret_int, uint64_t *ret_frac,
+			 const char **ret_w, size_t *ret_n)
+{
+	const char *p;
+	uint64_t in, fr = 0;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	p = skip_space(s);
+	if (frac_max)
+		r = scan_decimal(&p, frac_max, &in, &fr);
+	else
+		r = scan_u64(&p, UINT64_MAX, &in);
+	if (r < 0)
+		return r;
+	r = scan_unit(&p, ret_w, ret_n);
+	if (r < 0)
+		return r;
+	*ret_int = in;
+	*ret_frac = fr;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *ret)
 {
 	static const struct { const char *unit; unsigned shift; } units[] = {
@@ -85,18 +114,12 @@ int parse_size(const char *s, uint64_t *ret)
 		{ "g", 30 }, { "gib", 30 },
 		{ "t", 40 }, { "tib", 40 },
 	};
-	const char *p, *w;
-	uint64_t v;
+	const char *w;
+	uint64_t v, fr;
 	size_t i, n;
 	int r;
 
-	if (!s)
-		return -EINVAL;
-	p = skip_space(s);
-	r = scan_u64(&p, UINT64_MAX, &v);
-	if (r < 0)
-		return r;
-	r = scan_unit(&p, &w, &n);
+	r = scan_quantity(s, 0, &v, &fr, &w, &n);
 	if (r < 0)
 		return r;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -119,20 +142,14 @@ int parse_duration_us(const char *s, uint64_t *ret)
 		{ "min", UINT64_C(60000000) },
 		{ "h", UINT64_C(3600000000) },
 	};
-	const char *p, *w;
+	const char *w;
 	uint64_t in, fr;
 	size_t i, n;
 	int r;
 
-	if (!s)
-		return -EINVAL;
-	p = skip_space(s);
 	/* Six fraction digits: the finest unit that takes a fraction with
 	 * meaning, "s", then resolves to whole microseconds. */
-	r = scan_decimal(&p, 6, &in, &fr);
-	if (r < 0)
-		return r;
-	r = scan_unit(&p, &w, &n);
+	r = scan_quantity(s, 6, &in, &fr, &w, &n);
 	if (r < 0)
 		return r;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -157,18 +174,12 @@ int parse_duration_us(const char *s, uint64_t *ret)
 
 int parse_bp(const char *s, unsigned *ret)
 {
-	const char *p, *w;
+	const char *w;
 	uint64_t in, fr, bp;
 	size_t n;
 	int r;
 
-	if (!s)
-		return -EINVAL;
-	p = skip_space(s);
-	r = scan_decimal(&p, 2, &in, &fr);
-	if (r < 0)
-		return r;
-	r = scan_unit(&p, &w, &n);
+	r = scan_quantity(s, 2, &in, &fr, &w, &n);
 	if (r < 0)
 		return r;
 	if (n == 0) {
