@@ -223,7 +223,7 @@ struct fake_damon *fake_damon_new(const char *root_dir, enum fake_profile profil
 
 		if (strcmp(*m, "damon_stat") == 0 && !fk->f.damon_stat)
 			continue;
-		fk_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", *m);
+		tu_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", *m);
 		if (faccessat(fk->dirfd, p, F_OK, 0) == 0)
 			continue;
 		r = fk_put(fk, p, "N");
@@ -297,7 +297,7 @@ void fake_damon_set_module(struct fake_damon *fd, const char *name, bool enabled
 	char p[FAKE_PATH_MAX];
 	int r;
 
-	fk_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", name);
+	tu_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", name);
 	r = fk_put(fd, p, enabled ? "Y" : "N");
 	if (r < 0)
 		fake_bug("cannot write %s: %s", p, strerror(-r));
@@ -377,7 +377,7 @@ void fake_damon_start_foreign(struct fake_damon *fd, unsigned kdamond)
 
 	if (kd->running)
 		fake_bug("fake_damon_start_foreign: kdamond %u already runs", kdamond);
-	fk_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", kdamond);
+	tu_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", kdamond);
 	if (faccessat(fd->dirfd, ctx, F_OK, 0) == 0)
 		fk_take_ctx(fd, kdamond, true);
 	fk_kd_start(fd, kdamond);

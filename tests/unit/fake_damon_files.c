@@ -343,7 +343,7 @@ static int nr_write(struct fake_damon *fk, const char *path, const char *value)
 	if (strcmp(b, "nr_kdamonds") == 0)
 		fk_set_nr_kds(fk, (unsigned)n);
 	for (int64_t i = 0; i < n; i++) {
-		fk_pathf(child, sizeof(child), "%s/%lld", dir, (long long)i);
+		tu_pathf(child, sizeof(child), "%s/%lld", dir, (long long)i);
 		r = fk_mkdir_p(fk, child);
 		if (r < 0)
 			return r;

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "fake_damon.h"
+#include "testutil.h"
 
 #define ADMIN "sys/kernel/mm/damon/admin"
 #define KDAMONDS ADMIN "/kdamonds"
@@ -98,8 +99,6 @@ void fake_bug(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 /* calloc/strdup that abort on out-of-memory; calloc never returns NULL for n = 0. */
 void *fk_xcalloc(size_t n, size_t sz);
 char *fk_xstrdup(const char *s);
-/* snprintf into buf; aborts if the path does not fit. */
-void fk_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool fk_ends_with(const char *s, const char *suffix);
 /* word is one of the NULL-terminated list. */
 bool fk_in_list(const char *const *list, const char *word);

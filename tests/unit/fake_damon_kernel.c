@@ -47,7 +47,7 @@ static bool exclusive_module_enabled(struct fake_damon *fk)
 	char p[FAKE_PATH_MAX], b[16];
 
 	for (const char *const *m = exclusive_modules; *m; m++) {
-		fk_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", *m);
+		tu_pathf(p, sizeof(p), "sys/module/%s/parameters/enabled", *m);
 		if (fk_get(fk, p, b, sizeof(b)) == 0 && (b[0] == 'Y' || b[0] == 'y' || b[0] == '1'))
 			return true;
 	}
@@ -60,7 +60,7 @@ void fk_kd_files(struct fake_damon *fk, unsigned idx)
 	char dir[FAKE_PATH_MAX], pid[32];
 	int r;
 
-	fk_pathf(dir, sizeof(dir), KDAMONDS "/%u", idx);
+	tu_pathf(dir, sizeof(dir), KDAMONDS "/%u", idx);
 	snprintf(pid, sizeof(pid), "%lld", (long long)kd->pid);
 	r = fk_putf(fk, dir, "state", kd->running ? "on" : "off");
 	if (r == 0)
@@ -110,7 +110,7 @@ static int validate_ctx(struct fake_damon *fk, unsigned idx)
 	uint64_t sample, aggr, min_nr, max_nr, nr_targets, nr_schemes;
 	bool paddr;
 
-	fk_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
+	tu_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
 
 	/* damon_select_ops: only registered ops sets. */
 	if (fk_getf(fk, ops, sizeof(ops), "%s/operations", ctx) < 0 ||
@@ -186,7 +186,7 @@ static int validate_ctx(struct fake_damon *fk, unsigned idx)
 			for (uint64_t i = 0; i < nr; i++) {
 				char base[FAKE_PATH_MAX];
 
-				fk_pathf(base, sizeof(base), "%s/schemes/%llu/%s/%llu", ctx,
+				tu_pathf(base, sizeof(base), "%s/schemes/%llu/%s/%llu", ctx,
 					 (unsigned long long)s, *d, (unsigned long long)i);
 				if (fk_getf(fk, b, sizeof(b), "%s/type", base) < 0)
 					continue;
@@ -217,7 +217,7 @@ void fk_take_ctx(struct fake_damon *fk, unsigned idx, bool fresh)
 	char ctx[FAKE_PATH_MAX];
 	unsigned nr, keep;
 
-	fk_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
+	tu_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
 	/* Intervals are re-applied (resetting the tuning) whenever the sysfs
 	 * values differ from the running ones, so afterwards they always
 	 * equal the sysfs values. */
@@ -237,7 +237,7 @@ static unsigned sysfs_nr_schemes(struct fake_damon *fk, unsigned idx, char *ctx,
 {
 	uint64_t nr;
 
-	fk_pathf(ctx, size, KDAMONDS "/%u/contexts/0", idx);
+	tu_pathf(ctx, size, KDAMONDS "/%u/contexts/0", idx);
 	nr = fk_get_u64(fk, 0, "%s/schemes/nr_schemes", ctx);
 	/* The user may have shrunk the sysfs schemes; the kernel stops there. */
 	if (nr > fk->kds[idx].nr_schemes)
@@ -262,9 +262,9 @@ static int copy_stats(struct fake_damon *fk, unsigned idx)
 			{ "nr_snapshots", st->nr_snapshots, false },
 		};
 
-		fk_pathf(dir, sizeof(dir), "%s/schemes/%u/stats", ctx, i);
+		tu_pathf(dir, sizeof(dir), "%s/schemes/%u/stats", ctx, i);
 		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]) && !r; k++) {
-			fk_pathf(p, sizeof(p), "%s/%s", dir, f[k].name);
+			tu_pathf(p, sizeof(p), "%s/%s", dir, f[k].name);
 			if (!f[k].always && faccessat(fk->dirfd, p, F_OK, 0) < 0)
 				continue;
 			r = fk_put_u64(fk, dir, f[k].name, f[k].v);
@@ -285,7 +285,7 @@ static int copy_effective(struct fake_damon *fk, unsigned idx)
 	for (unsigned i = 0; i < nr && !r; i++) {
 		uint64_t v = i < FAKE_MAX_SCHEMES ? kd->stats[i].effective_bytes : 0;
 
-		fk_pathf(dir, sizeof(dir), "%s/schemes/%u/quotas", ctx, i);
+		tu_pathf(dir, sizeof(dir), "%s/schemes/%u/quotas", ctx, i);
 		if (!kd->first_window)
 			v = 0;
 		else if (v == 0)
@@ -301,7 +301,7 @@ static int copy_intervals(struct fake_damon *fk, unsigned idx)
 	char dir[FAKE_PATH_MAX];
 	int r;
 
-	fk_pathf(dir, sizeof(dir), KDAMONDS "/%u/contexts/0/monitoring_attrs/intervals", idx);
+	tu_pathf(dir, sizeof(dir), KDAMONDS "/%u/contexts/0/monitoring_attrs/intervals", idx);
 	r = fk_put_u64(fk, dir, "sample_us", fk->kds[idx].sample_us);
 	if (r == 0)
 		r = fk_put_u64(fk, dir, "aggr_us", fk->kds[idx].aggr_us);
@@ -314,10 +314,10 @@ static int tried_regions(struct fake_damon *fk, unsigned idx, bool clear)
 	uint64_t nr;
 	int r = 0;
 
-	fk_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
+	tu_pathf(ctx, sizeof(ctx), KDAMONDS "/%u/contexts/0", idx);
 	nr = fk_get_u64(fk, 0, "%s/schemes/nr_schemes", ctx);
 	for (uint64_t i = 0; i < nr && !r; i++) {
-		fk_pathf(dir, sizeof(dir), "%s/schemes/%llu/tried_regions", ctx, (unsigned long long)i);
+		tu_pathf(dir, sizeof(dir), "%s/schemes/%llu/tried_regions", ctx, (unsigned long long)i);
 		/* The fake never creates per-region directories, but a test tree may have some. */
 		r = fk_rm_numbered(fk, dir);
 		if (r == -ENOENT)

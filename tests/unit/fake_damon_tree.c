@@ -49,19 +49,6 @@ char *fk_xstrdup(const char *s)
 	return p;
 }
 
-/* Paths are short and built from our own numbers: overflowing is a bug. */
-void fk_pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= size)
-		fake_bug("path too long: %s...", buf);
-}
-
 bool fk_ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);

@@ -105,20 +105,6 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Paths here are short; one that does not fit is a bug of the test. */
-static void pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= size)
-		fail_msg("path too long: %s...", buf);
-}
-
 static char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
@@ -186,7 +172,7 @@ static void load(struct env *e, const char *kind, struct list *out)
 	FILE *f;
 
 	assert_non_null(fixtures);
-	pathf(path, sizeof(path), "%s/../golden/damon-sysfs/%s-%s.txt", fixtures, kind,
+	tu_pathf(path, sizeof(path), "%s/../golden/damon-sysfs/%s-%s.txt", fixtures, kind,
 		 e->p->ver);
 	f = fopen(path, "r");
 	if (!f)
@@ -308,7 +294,7 @@ static void walk(struct env *e, const char *top, const char *rel, struct list *o
 	struct dirent *de;
 	DIR *d;
 
-	pathf(path, sizeof(path), "%s/%s%s%s", e->dir, top, *rel ? "/" : "", rel);
+	tu_pathf(path, sizeof(path), "%s/%s%s%s", e->dir, top, *rel ? "/" : "", rel);
 	d = opendir(path);
 	if (!d && errno == ENOENT && !*rel)
 		return; /* e.g. no sys/module/damon_* in this profile */
@@ -320,8 +306,8 @@ static void walk(struct env *e, const char *top, const char *rel, struct list *o
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		pathf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-		pathf(full, sizeof(full), "%s/%s", path, de->d_name);
+		tu_pathf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		tu_pathf(full, sizeof(full), "%s/%s", path, de->d_name);
 		assert_int_equal(stat(full, &st), 0);
 		list_add(out, sub, S_ISDIR(st.st_mode) ? "d" : "f", NULL);
 		if (S_ISDIR(st.st_mode))
@@ -335,7 +321,7 @@ static void rd(struct env *e, const char *top, const char *rel, char *buf, size_
 	char path[PATH_LEN];
 	int r;
 
-	pathf(path, sizeof(path), "%s/%s", top, rel);
+	tu_pathf(path, sizeof(path), "%s/%s", top, rel);
 	r = io_read(e->root, path, buf, size);
 	if (r < 0)
 		snprintf(buf, size, "(read: %s)", strerror(-r));
@@ -345,7 +331,7 @@ static int wr(struct env *e, const char *rel, const char *value)
 {
 	char path[PATH_LEN];
 
-	pathf(path, sizeof(path), DAMON "/%s", rel);
+	tu_pathf(path, sizeof(path), DAMON "/%s", rel);
 	return io_write(e->root, path, value);
 }
 

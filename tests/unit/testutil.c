@@ -69,6 +69,20 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
+void tu_pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "test bug: path too long: %s...\n", buf);
+		abort();
+	}
+}
+
 void tu_rmtree(const char *path)
 {
 	if (!path)

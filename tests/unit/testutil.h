@@ -8,6 +8,8 @@
 /* A fresh temporary directory (removed by tu_rmtree). Returns a malloc'd path. */
 char *tu_mkdtemp(void);
 void tu_rmtree(const char *path);
+/* snprintf into buf; a path that does not fit is a bug of the test: abort. */
+void tu_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Copy tests/fixtures/<name> (from $FIXTURES_DIR) into a fresh temp dir;
  * returns the temp dir path. */
 char *tu_fixture_copy(const char *name);
