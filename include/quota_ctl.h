@@ -68,6 +68,10 @@ struct qctl_quota {
 void qctl_levels(uint64_t mem_total, unsigned used_bp, unsigned free_bp, uint64_t cap,
 		 uint64_t window_us, struct qctl_levels *ret);
 
+/* `total` bytes spread over `windows` windows: per window, within cap and
+ * aligned, or QCTL_STOP_BYTES when less than QCTL_MIN_BYTES. */
+uint64_t qctl_per_window(uint64_t total, uint64_t windows, uint64_t cap);
+
 /* The quotas for the next tick of tick_us, given the fast node's free bytes. */
 void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_us,
 		  struct qctl_quota *ret);

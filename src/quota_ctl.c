@@ -22,7 +22,7 @@ uint64_t qctl_align(uint64_t bytes)
 	return bytes < QCTL_ALIGN_BYTES ? QCTL_ALIGN_BYTES : bytes - bytes % QCTL_ALIGN_BYTES;
 }
 
-static uint64_t per_window(uint64_t total, uint64_t windows, uint64_t cap)
+uint64_t qctl_per_window(uint64_t total, uint64_t windows, uint64_t cap)
 {
 	uint64_t q = (total + windows - 1) / windows;
 
@@ -45,8 +45,8 @@ void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_
 	 * there is nothing cold left to demote. */
 	if (mem_free >= l->floor)
 		room = mem_free - l->floor + deficit;
-	ret->demote = per_window(deficit, windows, l->cap);
-	ret->promote = per_window(room, windows, l->cap);
+	ret->demote = qctl_per_window(deficit, windows, l->cap);
+	ret->promote = qctl_per_window(room, windows, l->cap);
 }
 
 bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks)
