@@ -73,6 +73,7 @@ enum config_key {
 	CONFIG_KEY_QUOTA_WEIGHT_AGE,
 	CONFIG_KEY_QUOTA_APPLY_INTERVAL,
 	CONFIG_KEY_QUOTA_TUNER,
+	CONFIG_KEY_QUOTA_EXCHANGE,
 	CONFIG_KEY_PROMOTE_USED_GOAL,
 	CONFIG_KEY_PROMOTE_MIN_ACCESSES,
 	CONFIG_KEY_PROMOTE_YOUNG_FILTER,
@@ -113,6 +114,7 @@ struct config {
 	unsigned weight_sz, weight_nr_accesses, weight_age;
 	uint64_t apply_interval_us;
 	enum quota_tuner quota_tuner;
+	bool exchange;             /* the ranked exchange (exchange.h) */
 
 	/* [promote] */
 	struct goal_setting promote_used;

@@ -93,6 +93,11 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
  * value) and commit it; the tuned intervals survive. */
 int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
+/* Write the files of kd's migration scheme that the exchange sets at run
+ * time (nr_accesses bounds, young filter, quotas/bytes; kd->hist.n > 0)
+ * and commit, keeping the tuned intervals. */
+int damon_set_control(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+
 /* Write only the goal current_value (USER_INPUT goals), then
  * commit_schemes_quota_goals. */
 int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value);
@@ -120,6 +125,12 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
  * old; see damon_set_quota).  Both or neither. */
 int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
 		      uint64_t *ret_applied);
+
+/* Read the sz_tried of the n histogram schemes (1..n, plan.h) into
+ * ret_tried[0..n-1] and the intervals as the files are, after an
+ * update_schemes_stats with `refresh`.  All or nothing. */
+int damon_read_hist(struct damon_io *io, unsigned idx, unsigned n, bool refresh, uint64_t *ret_tried,
+		    uint64_t *ret_sample_us, uint64_t *ret_aggr_us);
 
 /* Kdamond directory path "sys/kernel/mm/damon/admin/kdamonds/<idx>". */
 int damon_kdamond_dir(unsigned idx, char *buf, size_t size);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "hotness.h"
 #include "observe.h"
 #include "owner.h"
 #include "plan.h"
@@ -61,6 +62,14 @@ struct kd_runtime {
 	unsigned ticks;           /* controller ticks since its last quota commit */
 	uint64_t tried, applied;  /* charge counters at the last tick; tried UINT64_MAX: none */
 	uint64_t goal_current;    /* user_input goals: the value last fed */
+	/* The exchange (kdamonds with histogram schemes, exchange.h) */
+	bool hist_prev_ok;        /* hist_prev holds a reading of the counters */
+	uint64_t hist_prev[HOT_MAX_BUCKETS];
+	struct hot_hist hist;     /* the last histogram measured */
+	bool ctl_known;           /* the bounds below are in the kernel; else the plan's */
+	uint32_t nr_min, nr_max;  /* the migration scheme's nr_accesses bounds */
+	bool young;               /* ...and its young filter */
+	uint8_t promote_why, demote_why; /* the last decision's reasons */
 };
 
 /* What a failed action left for the next decision in the same state. */
@@ -114,7 +123,8 @@ enum action_kind {
 	ACT_START,                /* kd: plan index; start disarmed, read the pid, arm */
 	ACT_COMMIT,               /* kd: plan index; stage the plan's files and commit */
 	ACT_RESTAGE,              /* kd: stage the running plan's files, no commit (rollback) */
-	ACT_SET_QUOTA,            /* kd, value: bytes per window (daemon quota) */
+	ACT_SET_QUOTA,            /* kd, value: bytes per window (daemon quota); with
+				   * control also the exchange's bounds */
 	ACT_FEED_GOAL,            /* kd, value: the user_input goal's current value */
 	ACT_SAVE_RECORD,          /* of the running plan, or next_plan's */
 	ACT_REMOVE_RECORD,
@@ -131,6 +141,11 @@ struct action {
 	/* START / COMMIT: what is staged besides the plan */
 	uint64_t quota_bytes;     /* daemon quota (the plan's otherwise) */
 	uint64_t goal_current;    /* user_input goal */
+	/* SET_QUOTA with control: the migration scheme's nr_accesses bounds
+	 * and young filter (the exchange's) */
+	bool control;
+	uint32_t nr_min, nr_max;
+	bool young;
 	bool next_plan;           /* COMMIT, SAVE_RECORD: of the plan being switched to */
 	bool restart;             /* START: of a kdamond found off */
 	/* On failure: stop here, and the next decision sees rt->failure (it

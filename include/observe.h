@@ -68,6 +68,12 @@ struct obs_ours {
 	int charge_err;            /* OBS_CHARGE, daemon-quota kdamonds only */
 	bool have_charge;
 	uint64_t tried, applied;
+	/* OBS_CHARGE, kdamonds with histogram schemes: their sz_tried
+	 * (hotness.h) and the intervals, refreshed by command first */
+	int hist_err;
+	bool have_hist;
+	uint64_t hist_tried[HOT_MAX_BUCKETS];
+	uint64_t sample_us, aggr_us;
 	int drift;                 /* OBS_VERIFY: 0 same, 1 drifted, -errno */
 	char drift_what[OBS_PATH_MAX + 96];
 	char failed_path[OBS_PATH_MAX]; /* the file behind the first error above */

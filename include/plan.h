@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "hotness.h"
 #include "kernel_features.h"
 #include "quota_ctl.h"
 #include "tiers.h"
@@ -65,6 +66,12 @@ struct plan_kdamond {
 	struct addr_range ranges[PLAN_MAX_RANGES];
 	struct plan_scheme scheme;
 	uint64_t refresh_ms;           /* 0 when the kernel lacks it */
+	/* With the ranked exchange (exchange.h): schemes 1..hist.n are `stat`
+	 * schemes, one per access-count bucket, whose sz_tried make the node's
+	 * hotness histogram (hotness.h); the migration scheme's nr_accesses
+	 * bounds and young filter are then set at run time (decide.h).
+	 * hist.n = 0: no exchange. */
+	struct hot_edges hist;
 };
 
 /* Configured versus effective goals of one fast node, for the log. */

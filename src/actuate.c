@@ -185,7 +185,15 @@ static void damon(struct actuator *x, const struct action *a, struct act_result 
 	case ACT_SET_QUOTA:
 		kd = x->plan->kd[a->kd];
 		kd.scheme.quota_bytes = a->value;
-		res->err = damon_set_quota(x->io, idx, &kd);
+		if (!a->control) {
+			res->err = damon_set_quota(x->io, idx, &kd);
+			break;
+		}
+		kd.scheme.nr_accesses_min = a->nr_min;
+		kd.scheme.nr_accesses_max = a->nr_max;
+		if (!a->young)
+			kd.scheme.filter_dir = FILTER_DIR_NONE;
+		res->err = damon_set_control(x->io, idx, &kd);
 		break;
 	case ACT_FEED_GOAL:
 		res->err = damon_feed_goal(x->io, idx, a->value);

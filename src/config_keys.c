@@ -76,6 +76,8 @@ const struct config_key_info config_key_infos[_CONFIG_KEY_MAX] = {
 		"How often the schemes are applied; 0s = every aggregation interval." },
 	[CONFIG_KEY_QUOTA_TUNER] = { "quota", "tuner", "daemon",
 		"daemon: the daemon sets each quota every second from the fast node's free memory and the goals; kernel: DAMON's own goal tuner (node_mem_used_bp/node_mem_free_bp goals)." },
+	[CONFIG_KEY_QUOTA_EXCHANGE] = { "quota", "exchange", "yes",
+		"With tuner = daemon: rank both nodes' memory by access rate and exchange the slow node's clearly hotter data for the fast node's coldest, demoting lukewarm data only to make room for it." },
 	[CONFIG_KEY_PROMOTE_USED_GOAL] = { "promote", "used_goal", "auto",
 		"Target used memory of the fast node: auto, basis points or a percentage (pins it)." },
 	[CONFIG_KEY_PROMOTE_MIN_ACCESSES] = { "promote", "min_accesses", "1",
@@ -117,6 +119,7 @@ const struct config_key_def config_key_defs[_CONFIG_KEY_MAX] = {
 	[CONFIG_KEY_QUOTA_WEIGHT_ACCESSES] = { K_UINT, OFF(weight_nr_accesses), 0, 10000, 0, NULL },
 	[CONFIG_KEY_QUOTA_WEIGHT_AGE] = { K_UINT, OFF(weight_age), 0, 10000, 0, NULL },
 	[CONFIG_KEY_QUOTA_TUNER] = { K_ENUM, OFF(quota_tuner), 0, 0, 0, quota_tuner_names },
+	[CONFIG_KEY_QUOTA_EXCHANGE] = { K_BOOL, OFF(exchange), 0, 0, 0, NULL },
 	[CONFIG_KEY_QUOTA_APPLY_INTERVAL] = { K_DURATION, OFF(apply_interval_us), 0, HOUR, 0, NULL },
 	/* Goals start at 1: the kernel silently drops a goal whose target is 0. */
 	[CONFIG_KEY_PROMOTE_USED_GOAL] = { K_GOAL, OFF(promote_used), 1, 10000, 9970, NULL },

@@ -224,6 +224,37 @@ int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
 	return 0;
 }
 
+int damon_read_hist(struct damon_io *io, unsigned idx, unsigned n, bool refresh, uint64_t *ret_tried,
+		    uint64_t *ret_sample_us, uint64_t *ret_aggr_us)
+{
+	uint64_t tried[HOT_MAX_BUCKETS], sample, aggr;
+	char rel[HOT_MAX_BUCKETS][48];
+	struct u64_file t[HOT_MAX_BUCKETS + 2] = {
+		{ "contexts/0/monitoring_attrs/intervals/sample_us", &sample, true },
+		{ "contexts/0/monitoring_attrs/intervals/aggr_us", &aggr, true },
+	};
+	int r;
+
+	if (n > HOT_MAX_BUCKETS)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(rel[i], sizeof(rel[i]), "contexts/0/schemes/%u/stats/sz_tried", 1 + i);
+		t[2 + i] = (struct u64_file){ rel[i], &tried[i], true };
+	}
+	if (refresh) {
+		r = damon_state_cmd(io, idx, "update_schemes_stats");
+		if (r < 0)
+			return r;
+	}
+	r = read_u64_files(io, idx, t, 2 + n);
+	if (r < 0)
+		return r;
+	memcpy(ret_tried, tried, n * sizeof(tried[0]));
+	*ret_sample_us = sample;
+	*ret_aggr_us = aggr;
+	return 0;
+}
+
 int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, bool refresh,
 		     struct scheme_stats *ret)
 {

@@ -15,13 +15,14 @@
 #include "damon_sysfs_internal.h"
 #include "sysfs_io.h"
 
-#define KD_FILES_MAX (96 + 2 * PLAN_MAX_RANGES)
+#define KD_FILES_MAX (96 + 2 * PLAN_MAX_RANGES + 16 * HOT_MAX_BUCKETS)
 
 enum {
 	F_NR = 1 << 0,       /* nr_* file: write only when it differs */
 	F_TUNED = 1 << 1,    /* auto-tuned by the kernel: not rewritten while running, not drift */
 	F_FED = 1 << 2,      /* fed by the daemon every period: not drift */
 	F_REFRESH = 1 << 3,  /* refresh_ms: written last, after a commit if intervals change */
+	F_CTL = 1 << 4,      /* set at run time by the exchange: not drift; damon_set_control() */
 };
 
 struct kd_file {
@@ -73,12 +74,46 @@ static const char *s64s(char *buf, int64_t v)
 #define C "contexts/0/"
 #define S C "schemes/0/"
 
+/* Histogram scheme i (scheme 1 + i): `stat` on the regions whose count is
+ * in bucket i, for every region (no quota, no filter, no goal), applied as
+ * often as the migration scheme (hotness.h). */
+static void add_hist_scheme(struct kd_files *l, const struct damon_features *f,
+			    const struct plan_kdamond *kd, unsigned i)
+{
+	const unsigned n = 1 + i;
+	char b[32];
+
+	add(l, 0, "stat", C "schemes/%u/action", n);
+	add(l, 0, "0", C "schemes/%u/access_pattern/sz/min", n);
+	add(l, 0, u64s(b, UINT64_MAX), C "schemes/%u/access_pattern/sz/max", n);
+	add(l, 0, u64s(b, kd->hist.lo[i]), C "schemes/%u/access_pattern/nr_accesses/min", n);
+	add(l, 0, u64s(b, i + 1 < kd->hist.n ? kd->hist.lo[i + 1] - 1 : 4294967295u),
+	    C "schemes/%u/access_pattern/nr_accesses/max", n);
+	add(l, 0, "0", C "schemes/%u/access_pattern/age/min", n);
+	add(l, 0, "4294967295", C "schemes/%u/access_pattern/age/max", n);
+	if (f->apply_interval)
+		add(l, 0, u64s(b, kd->scheme.apply_interval_us), C "schemes/%u/apply_interval_us", n);
+	add(l, 0, "0", C "schemes/%u/quotas/ms", n);
+	add(l, 0, "0", C "schemes/%u/quotas/bytes", n);
+	if (f->quota_goals)
+		add(l, F_NR, "0", C "schemes/%u/quotas/goals/nr_goals", n);
+	add(l, 0, "none", C "schemes/%u/watermarks/metric", n);
+	if (f->ops_filters) {
+		add(l, F_NR, "0", C "schemes/%u/ops_filters/nr_filters", n);
+		add(l, F_NR, "0", C "schemes/%u/core_filters/nr_filters", n);
+	}
+	if (f->filters)
+		add(l, F_NR, "0", C "schemes/%u/filters/nr_filters", n);
+}
+
 /* The kernel's order: every nr_* before its children (writing an nr_* file
  * replaces all of its children with fresh defaults). */
 static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			   const struct damon_features *f, bool disarm, struct kd_files *l)
 {
 	const struct plan_scheme *s = &kd->scheme;
+	/* The exchange sets the thresholds and the young filter at run time. */
+	const unsigned ctl = kd->hist.n ? F_CTL : 0;
 	char b[32];
 
 	l->n = 0;
@@ -106,13 +141,13 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 		add(l, 0, u64s(b, kd->ranges[i].end), C "targets/0/regions/%u/end", i);
 	}
 
-	add(l, F_NR, "1", C "schemes/nr_schemes");
+	add(l, F_NR, u64s(b, 1 + kd->hist.n), C "schemes/nr_schemes");
 	add(l, 0, s->action, S "action");
 	add(l, 0, s64s(b, s->target_nid), S "target_nid");
 	add(l, 0, u64s(b, s->sz_min), S "access_pattern/sz/min");
 	add(l, 0, u64s(b, s->sz_max), S "access_pattern/sz/max");
-	add(l, 0, u64s(b, s->nr_accesses_min), S "access_pattern/nr_accesses/min");
-	add(l, 0, u64s(b, s->nr_accesses_max), S "access_pattern/nr_accesses/max");
+	add(l, ctl, u64s(b, s->nr_accesses_min), S "access_pattern/nr_accesses/min");
+	add(l, ctl, u64s(b, s->nr_accesses_max), S "access_pattern/nr_accesses/max");
 	/* Disarmed: no region is ever this old, so the scheme matches none
 	 * (see damon_start). */
 	add(l, 0, u64s(b, disarm ? DAMON_AGE_NEVER : s->age_min), S "access_pattern/age/min");
@@ -121,7 +156,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 		add(l, 0, u64s(b, s->apply_interval_us), S "apply_interval_us");
 	add(l, 0, u64s(b, s->quota_ms), S "quotas/ms");
 	/* The daemon's controller rewrites it as the fast node fills. */
-	add(l, s->daemon_quota ? F_FED : 0, u64s(b, s->quota_bytes), S "quotas/bytes");
+	add(l, s->daemon_quota ? F_FED | ctl : 0, u64s(b, s->quota_bytes), S "quotas/bytes");
 	add(l, 0, u64s(b, s->quota_reset_ms), S "quotas/reset_interval_ms");
 	add(l, 0, u64s(b, s->weight_sz), S "quotas/weights/sz_permil");
 	add(l, 0, u64s(b, s->weight_nr_accesses), S "quotas/weights/nr_accesses_permil");
@@ -142,24 +177,26 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 	/* Only one filter directory carries our filter; the others are emptied
 	 * so a filter left behind by someone else cannot change our scheme. */
 	if (f->ops_filters)
-		add(l, F_NR, s->filter_dir == FILTER_DIR_OPS ? "1" : "0", S "ops_filters/nr_filters");
+		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_OPS ? "1" : "0", S "ops_filters/nr_filters");
 	if (f->ops_filters)
 		add(l, F_NR, "0", S "core_filters/nr_filters");
 	if (f->filters)
-		add(l, F_NR, s->filter_dir == FILTER_DIR_LEGACY ? "1" : "0", S "filters/nr_filters");
+		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_LEGACY ? "1" : "0", S "filters/nr_filters");
 	if (s->filter_dir != FILTER_DIR_NONE) {
 		const char *d = s->filter_dir == FILTER_DIR_OPS ? "ops_filters" : "filters";
 
-		add(l, 0, "young", S "%s/0/type", d);
+		add(l, ctl, "young", S "%s/0/type", d);
 		if (f->filter_allow) {
-			add(l, 0, "Y", S "%s/0/matching", d);
-			add(l, 0, s->young_allow ? "Y" : "N", S "%s/0/allow", d);
+			add(l, ctl, "Y", S "%s/0/matching", d);
+			add(l, ctl, s->young_allow ? "Y" : "N", S "%s/0/allow", d);
 		} else {
 			/* Before 6.14 every filter rejects what it matches:
 			 * "allow only young" is "reject the not-young". */
-			add(l, 0, s->young_allow ? "N" : "Y", S "%s/0/matching", d);
+			add(l, ctl, s->young_allow ? "N" : "Y", S "%s/0/matching", d);
 		}
 	}
+	for (unsigned i = 0; i < kd->hist.n; i++)
+		add_hist_scheme(l, f, kd, i);
 	if (f->refresh_ms)
 		add(l, F_REFRESH, u64s(b, kd->refresh_ms), "refresh_ms");
 }
@@ -287,6 +324,33 @@ int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct pla
 	return damon_state_cmd(io, idx, "commit");
 }
 
+int damon_set_control(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	static struct kd_files l;
+	char cur[64];
+	int r;
+
+	kd_files_build(idx, kd, &io->feat, false, &l);
+	for (unsigned i = 0; i < l.n; i++) {
+		const struct kd_file *e = &l.f[i];
+
+		if (!(e->flags & F_CTL))
+			continue;
+		if ((e->flags & F_NR) && !io->dry_run &&
+		    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
+			continue;
+		r = damon_write_retry(io, e->path, e->value);
+		if (r < 0)
+			return r;
+	}
+	if (kd->intervals_goal) {
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
+	}
+	return damon_state_cmd(io, idx, "commit");
+}
+
 int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
 	return damon_commit_scheme_file(io, idx, kd, "quotas/bytes", kd->scheme.quota_bytes);
@@ -313,7 +377,7 @@ int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamo
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
-		if (e->flags & (F_TUNED | F_FED))
+		if (e->flags & (F_TUNED | F_FED | F_CTL))
 			continue;
 		r = io_read(io->root, e->path, cur, sizeof(cur));
 		if (r == -ENOENT) {

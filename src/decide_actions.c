@@ -171,6 +171,8 @@ void reset_controller(struct kd_runtime *k)
 	k->tried = UINT64_MAX;
 	k->applied = 0;
 	k->ticks = 0;
+	k->hist_prev_ok = false;
+	k->hist.valid = false;
 }
 
 void remember_topology(const struct decide_input *in, struct runtime *rt)

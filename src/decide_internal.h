@@ -32,3 +32,7 @@ void remember_topology(const struct decide_input *in, struct runtime *rt);
 void decide_running(const struct decide_input *in, struct decision *d);
 void decide_replan(const struct decide_input *in, struct decision *d);
 void decide_switch(const struct decide_input *in, struct decision *d);
+
+/* decide_control.c: the controller's tick (quota_ctl.h, exchange.h); no
+ * kdamond with restarting[i] set is touched. */
+void decide_control(const struct decide_input *in, struct decision *d, const bool *restarting);

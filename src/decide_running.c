@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The decisions while our kdamonds run: every period, restart what was found
- * off, re-commit what drifted or was never armed, feed user_input goals; every
- * controller tick, the daemon's quotas; on memory hotplug or reload, switch
+ * off, re-commit what drifted or was never armed, feed user_input goals
+ * (the controller's tick is in decide_control.c); on memory hotplug or reload, switch
  * to a new plan online.  And decide_settle(), which folds action results
  * back into the runtime.
  */
@@ -134,82 +134,6 @@ static void supervise(const struct decide_input *in, struct decision *d, bool *r
 		act(d, ACT_SAVE_RECORD);
 }
 
-/* The yield gain of kdamond i after this tick's charge counters (copied by
- * refresh_ms, late on 6.17: counters that did not move keep the gain, and
- * the next move is measured over the whole span).  A read error or counters
- * that went back (a restart) only restart the measurement. */
-static unsigned measure_gain(const struct decide_input *in, struct decision *d, unsigned i)
-{
-	const struct obs_ours *k = &in->obs->ours[i];
-	struct kd_runtime *r = &d->rt.kd[i];
-	unsigned max = in->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX
-							    : QCTL_DEMOTE_GAIN_MAX;
-
-	if (k->charge_err) {
-		r->tried = UINT64_MAX;
-		d->rt.errors++;
-		say(d, LOG_WARNING, "quota controller: cannot read %s (%s); kdamond %u's quota keeps its "
-		    "last yield gain", k->failed_path, strerror(-k->charge_err), d->rt.rec.first + i);
-		d->a[d->n - 1].limit = LIMIT_CONTROL;
-		return r->gain;
-	}
-	if (!k->have_charge)
-		return r->gain;
-	if (r->tried != UINT64_MAX && k->tried >= r->tried && k->applied >= r->applied)
-		r->gain = qctl_gain_update(r->gain, k->tried - r->tried, k->applied - r->applied, max);
-	r->tried = k->tried;
-	r->applied = k->applied;
-	return r->gain;
-}
-
-/* The controller's tick (quota_ctl.h): quotas from the fast node's free
- * memory, scaled by the kernel's yield, committed when they changed enough. */
-static void control(const struct decide_input *in, struct decision *d, const bool *restarting)
-{
-	const struct observation *o = in->obs;
-	const struct plan *p = in->plan;
-	struct runtime *rt = &d->rt;
-
-	if (o->meminfo_err) {
-		rt->errors++;
-		say(d, LOG_WARNING, "quota controller: cannot read the nodes' meminfo: %s",
-		    strerror(-o->meminfo_err));
-		d->a[d->n - 1].limit = LIMIT_CONTROL;
-		return;
-	}
-	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
-		const struct plan_kdamond *kd = &p->kd[i];
-		bool promote = kd->role == ROLE_PROMOTE;
-		int fast = promote ? kd->to_nid : kd->from_nid;
-		const struct plan_calibration *cal = plan_calibration_of(p, fast);
-		struct kd_runtime *r = &rt->kd[i];
-		uint64_t total, free, next;
-		struct qctl_quota q;
-		struct action *a;
-
-		if (!kd->scheme.daemon_quota || restarting[i] || !cal ||
-		    !observe_node_mem(o, fast, &total, &free))
-			continue;
-		qctl_compute(&cal->levels, free, QCTL_TICK_US, &q);
-		next = promote ? q.promote : q.demote;
-		if (kd->refresh_ms > 0)
-			next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);
-		if (r->ticks < UINT32_MAX)
-			r->ticks++;
-		if (r->quota_synced && !qctl_should_commit(r->quota_bytes, next, r->ticks))
-			continue;
-		a = act(d, ACT_SET_QUOTA);
-		a->kd = i;
-		a->value = next;
-		a->limit = LIMIT_CONTROL;
-		a->prio = LOG_DEBUG;
-		snprintf(a->what, sizeof(a->what), "commit kdamond %u's quota", rt->rec.first + i);
-		act_text(a, "quota controller: kdamond %u (%s) %" PRIu64 " -> %" PRIu64 " bytes per "
-			 "window (node%d free %" PRIu64 " MiB)", rt->rec.first + i,
-			 plan_role_name(kd->role), r->quota_bytes, next, fast, free >> 20);
-	}
-}
-
 void decide_running(const struct decide_input *in, struct decision *d)
 {
 	const struct runtime *prev = in->rt;
@@ -229,7 +153,7 @@ void decide_running(const struct decide_input *in, struct decision *d)
 		supervise(in, d, restarting);
 	}
 	if (in->control_due)
-		control(in, d, restarting);
+		decide_control(in, d, restarting);
 }
 
 void decide_replan(const struct decide_input *in, struct decision *d)
@@ -364,12 +288,15 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 			if (a->kd < PLAN_MAX_KDAMONDS)
 				rt->rec.pids[a->kd] = res->pid;
 			k->disarmed = res->arm_err < 0;
+			k->ctl_known = false;
 			k->quota_bytes = a->quota_bytes;
 			k->quota_synced = true;
 			k->goal_current = a->goal_current;
 			reset_controller(k);
 			break;
 		case ACT_COMMIT:
+			/* Both stage the plan's bounds. */
+			k->ctl_known = false;
 			k->disarmed = false;
 			k->quota_bytes = a->quota_bytes;
 			k->quota_synced = true;
@@ -380,6 +307,12 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 			k->quota_synced = true;
 			k->ticks = 0;
 			rt->ctl_commits++;
+			if (a->control) {
+				k->ctl_known = true;
+				k->nr_min = a->nr_min;
+				k->nr_max = a->nr_max;
+				k->young = a->young;
+			}
 			break;
 		case ACT_FEED_GOAL:
 			k->goal_current = a->value;
@@ -408,7 +341,8 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 	switch (a->kind) {
 	case ACT_SET_QUOTA:
 		/* The kernel keeps the old quota, which may be far too big by
-		 * now: tick again soon. */
+		 * now: tick again soon (with the bounds too: part of them
+		 * may be staged). */
 		k->quota_synced = false;
 		rt->ctl_retry = true;
 		break;

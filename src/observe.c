@@ -186,6 +186,16 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 			if (k->charge_err && !k->failed_path[0])
 				note_path(k->failed_path, io->failed_path);
 		}
+		/* Up to 6.17 refresh_ms copies one kdamond's counters per
+		 * period (damon_set_quota): without a command the other's
+		 * histogram would stay tens of seconds old. */
+		if ((rq->need & OBS_CHARGE) && kd->hist.n) {
+			k->hist_err = damon_read_hist(io, idx, kd->hist.n, !rq->dry_run, k->hist_tried,
+						      &k->sample_us, &k->aggr_us);
+			k->have_hist = k->hist_err == 0;
+			if (k->hist_err && !k->failed_path[0])
+				note_path(k->failed_path, io->failed_path);
+		}
 		if (rq->need & OBS_VERIFY) {
 			k->drift = damon_check_drift(io, idx, kd, k->drift_what, sizeof(k->drift_what));
 			if (k->drift < 0 && !k->failed_path[0])

@@ -333,6 +333,8 @@ static int add_pair(struct plan *p, const struct topology *t, const struct damon
 		return r;
 	fill_monitoring(f, c, &w, kd);
 	fill_scheme(f, c, cal, &w, kd);
+	if (kd->scheme.daemon_quota && c->exchange)
+		hot_edges_for((uint32_t)(kd->sample_us ? kd->aggr_us / kd->sample_us : 1), &kd->hist);
 	p->nr_kdamonds++;
 	return 0;
 }
@@ -390,6 +392,12 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		return -ENOBUFS;
 	off = (size_t)n;
+	for (unsigned i = 0; i < k->hist.n; i++) {
+		n = snprintf(buf + off, size - off, "h%u,", k->hist.lo[i]);
+		if (n < 0 || (size_t)n >= size - off)
+			return -ENOBUFS;
+		off += (size_t)n;
+	}
 	for (unsigned i = 0; i < k->nr_ranges; i++) {
 		n = snprintf(buf + off, size - off, "%" PRIx64 "-%" PRIx64 ",",
 			     k->ranges[i].start, k->ranges[i].end);

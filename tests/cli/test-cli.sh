@@ -61,6 +61,8 @@ check_exit dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
 if [[ "$before" == "$after" ]]; then ok; else bad "dry-run wrote files"; fi
 grep '^write ' "$tmp/out" >"$tmp/plan"
+# UPDATE_GOLDEN=1 rewrites the golden plan from this build (review the diff).
+[[ -n ${UPDATE_GOLDEN:-} ]] && cp "$tmp/plan" "$golden_dir/vm-2node.dryrun"
 if diff -u "$golden_dir/vm-2node.dryrun" "$tmp/plan" >"$tmp/diff"; then
 	ok
 else

@@ -78,6 +78,7 @@ const char cfx_every_key[] =
 	"weight_age = 0\n"
 	"apply_interval = 0s\n"
 	"tuner = kernel\n"
+	"exchange = no\n"
 	"[promote]\n"
 	"used_goal = 99.5%\n"
 	"min_accesses = 3\n"
@@ -114,6 +115,7 @@ void cfx_check_every_key(const struct config *c)
 	assert_int_equal(c->weight_age, 0);
 	assert_int_equal(c->apply_interval_us, 0);
 	assert_int_equal(c->quota_tuner, QUOTA_TUNER_KERNEL);
+	assert_false(c->exchange);
 	assert_false(c->promote_used.automatic);
 	assert_int_equal(c->promote_used.bp, 9950);
 	assert_int_equal(c->promote_min_accesses, 3);
