@@ -90,6 +90,19 @@ static void measure_hist(const struct decide_input *in, struct decision *d, unsi
 	r->hist_prev_ok = true;
 }
 
+/* "0:400 1:12 ... @100ms" (MiB per bucket's lowest count, sampling), for the log. */
+static void hist_text(const struct hot_hist *h, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (unsigned b = 0; b < h->n && off < size; b++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%" PRIu32 ":%" PRIu64, b ? " " : "",
+					h->lo[b], h->bytes[b] >> 20);
+	if (off < size)
+		snprintf(buf + off, size - off, " @%" PRIu64 "ms", h->sample_us / 1000);
+}
+
 /* The kdamond across the same boundary the other way, if it has a
  * histogram too. */
 static int partner_of(const struct plan *p, unsigned i)
@@ -187,6 +200,22 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 			next = promote ? q.promote : q.demote;
 		} else {
 			next = promote ? x.q.promote : x.q.demote;
+			/* Once per boundary (from its promotion kdamond), when the
+			 * reasons change: the journal tells what the exchange does. */
+			if (promote && (r->promote_why != x.promote_why || r->demote_why != x.demote_why)) {
+				char hf[128], hs[128];
+
+				hist_text(&rt->kd[partner_of(p, i)].hist, hf, sizeof(hf));
+				hist_text(&r->hist, hs, sizeof(hs));
+				say(d, LOG_INFO, "exchange node%d <-> node%d: promotion: %s; demotion: %s "
+				    "(node%d free %" PRIu64 " MiB; %" PRIu64 " MiB hot in: %" PRIu64
+				    " into free, %" PRIu64 " unaccessed and %" PRIu64 " lukewarm out; "
+				    "MiB by count: node%d %s, node%d %s)",
+				    fast, kd->from_nid, xchg_promote_why_name(x.promote_why),
+				    xchg_demote_why_name(x.demote_why), fast, free >> 20, x.hot_in >> 20,
+				    x.into_free >> 20, x.idle_out >> 20, x.warm_out >> 20, fast, hf,
+				    kd->from_nid, hs);
+			}
 			r->promote_why = (uint8_t)x.promote_why;
 			r->demote_why = (uint8_t)x.demote_why;
 		}

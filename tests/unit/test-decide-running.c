@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "decide_fx.h"
+#include "exchange.h"
 #include "quota_ctl.h"
 #include "testutil.h"
 
@@ -293,6 +294,132 @@ static void test_control(void **state)
 	fx_run(control_cases, N(control_cases));
 }
 
+/* ---- the exchange (exchange.h) on top of the controller ---- */
+
+/* Counters of kdamond kd's histogram schemes one apply pass apart, with
+ * mib[b] MiB at bucket b >= 1 and the rest of its node at bucket 0, counted
+ * at 100 ms over 2 s windows. */
+static void hist_pass(struct fx *f, unsigned kd, const unsigned mib[HOT_MAX_BUCKETS])
+{
+	const struct plan_kdamond *p = &f->plan.kd[kd];
+	struct obs_ours *k = &f->obs.ours[kd];
+	uint64_t rest = 0;
+
+	for (unsigned i = 0; i < p->nr_ranges; i++)
+		rest += p->ranges[i].end - p->ranges[i].start;
+	k->have_hist = true;
+	k->sample_us = 100000;
+	k->aggr_us = 2000000;
+	f->rt.kd[kd].hist_prev_ok = true;
+	for (unsigned b = 0; b < HOT_MAX_BUCKETS; b++) {
+		f->rt.kd[kd].hist_prev[b] = 1000 * FX_MiB;
+		k->hist_tried[b] = 1000 * FX_MiB + (b ? mib[b] * FX_MiB : 0);
+		rest -= b ? mib[b] * FX_MiB : 0;
+	}
+	k->hist_tried[0] += rest;
+}
+/* node0 at its floor, full of data touched a few times a second (counts
+ * 4-6 of 20); 60 MiB on node1 saturated. */
+static void lukewarm(struct fx *f)
+{
+	tick(f);
+	f->obs.mem[0].free = levels(f)->floor;
+	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 300 });
+	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 0, 60 });
+}
+static void first_reading(struct fx *f)
+{
+	tick(f);
+	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 300 });
+	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 0, 60 });
+	f->rt.kd[0].hist_prev_ok = f->rt.kd[1].hist_prev_ok = false;
+}
+static void hist_unreadable(struct fx *f)
+{
+	lukewarm(f);
+	f->obs.ours[1].have_hist = false;
+	f->obs.ours[1].hist_err = -EIO;
+	snprintf(f->obs.ours[1].failed_path, sizeof(f->obs.ours[1].failed_path),
+		 "/sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/3/stats/sz_tried");
+}
+/* The exchange had turned demotion's young filter off; no histogram now. */
+static void bounds_left(struct fx *f)
+{
+	tick(f);
+	f->rt.kd[0].ctl_known = true;
+	f->rt.kd[0].nr_min = 0;
+	f->rt.kd[0].nr_max = 6;
+	f->rt.kd[0].young = false;
+}
+/* A second tick of the same exchange: nothing moved enough to commit. */
+static void lukewarm_again(struct fx *f)
+{
+	lukewarm(f);
+	fx_decide(f);
+	f->rt = f->d.rt;
+	for (unsigned i = 0; i < f->d.n; i++)
+		decide_settle(&f->rt, &f->d.a[i], &(struct act_result){ .err = 0 }, RC_RUNNING, FX_NOW);
+	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 300 });
+	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 0, 60 });
+}
+
+static void check_exchange(const struct fx *f)
+{
+	const struct action *dem = &f->d.a[0], *pro = &f->d.a[2];
+
+	assert_true(dem->control);
+	assert_int_equal(dem->nr_min, 0);
+	assert_int_equal(dem->nr_max, 6);   /* counts up to bucket 3's top */
+	assert_false(dem->young);
+	assert_true(pro->control);
+	assert_int_equal(pro->nr_min, 19);  /* only the saturated bucket */
+	assert_true(pro->young);
+	assert_true(dem->value > QCTL_STOP_BYTES);
+	assert_true(pro->value > QCTL_STOP_BYTES);
+	assert_true(f->d.rt.kd[1].hist.valid);
+	assert_int_equal(f->d.rt.kd[1].hist.bytes[7], 60 * FX_MiB);
+	assert_int_equal(f->d.rt.kd[1].promote_why, XP_EXCHANGE);
+	assert_int_equal(f->d.rt.kd[0].demote_why, XD_LUKEWARM_OUT);
+}
+static void check_first_reading(const struct fx *f)
+{
+	assert_true(f->d.rt.kd[0].hist_prev_ok);
+	assert_false(f->d.rt.kd[0].hist.valid);
+	assert_int_equal(f->d.rt.kd[0].hist_prev[3], f->obs.ours[0].hist_tried[3]);
+}
+static void check_hist_unreadable(const struct fx *f)
+{
+	assert_false(f->d.rt.kd[1].hist_prev_ok);
+	assert_int_equal(f->d.rt.errors, 1);
+	/* The controller alone, with the plan's bounds. */
+	assert_false(f->d.a[1].control);
+	assert_false(f->d.a[2].control);
+}
+static void check_bounds_back(const struct fx *f)
+{
+	assert_true(f->d.a[0].control);
+	assert_int_equal(f->d.a[0].nr_max, 4294967295u);
+	assert_true(f->d.a[0].young);
+}
+
+static const struct dcase exchange_cases[] = {
+	{ "lukewarm out for hot", RC_RUNNING, lukewarm, RC_RUNNING, "SET_QUOTA:0 LOG SET_QUOTA:1",
+	  "exchange node0 <-> node1: promotion: hot data in for colder data; demotion: lukewarm data "
+	  "out for clearly hotter data (young filter off)", check_exchange },
+	{ "the same again", RC_RUNNING, lukewarm_again, RC_RUNNING, "", NULL, NULL },
+	{ "first reading", RC_RUNNING, first_reading, RC_RUNNING, "", NULL, check_first_reading },
+	{ "histogram unreadable", RC_RUNNING, hist_unreadable, RC_RUNNING, "LOG SET_QUOTA:0 SET_QUOTA:1",
+	  "exchange: cannot read /sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/3/stats/sz_tried",
+	  check_hist_unreadable },
+	{ "bounds back to the plan", RC_RUNNING, bounds_left, RC_RUNNING, "SET_QUOTA:0", NULL,
+	  check_bounds_back },
+};
+
+static void test_exchange(void **state)
+{
+	fx_run(exchange_cases, N(exchange_cases));
+}
+
 /* ---- REPLAN ---- */
 
 static void grown(struct fx *f) { f->topo.nodes[1].mem_total += 128 * FX_MiB; }
@@ -343,6 +470,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_control),
+		cmocka_unit_test(test_exchange),
 		cmocka_unit_test(test_replan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
