@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc clang libsystemd-dev libinih-dev
       libcmocka-dev valgrind qemu-system-x86 busybox-static cpio zstd xz-utils socat
       libclang-rt-14-dev gnuplot-nox debhelper dpkg-dev fakeroot lintian groff-base man-db
-      systemd debootstrap e2fsprogs debian-archive-keyring shellcheck)
+      systemd debootstrap e2fsprogs debian-archive-keyring shellcheck
+      prometheus rpm)
 
 missing=()
 for p in "${pkgs[@]}"; do
