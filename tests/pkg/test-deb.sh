@@ -116,6 +116,9 @@ check "every Exec*= program of the unit is in the package" $progs_ok
 check "the unit has an [Install] section (for systemctl enable)" grep -qx 'WantedBy=multi-user.target' "$unit"
 check "damon-tierd --version prints $want_version" \
 	test "$("$ext/usr/sbin/damon-tierd" --version 2>&1)" = "damon-tierd $want_version"
+check "damon-tierd --help: the search path starts at /etc/damon-tierd.conf (--prefix=/usr)" \
+	test "$("$ext/usr/sbin/damon-tierd" --help | sed -n '/^Configuration search path/{n;p;}')" = \
+	'  /etc/damon-tierd.conf'
 if "$ext/usr/sbin/damon-tierd" --config-root "$ext" --check-config >/dev/null 2>"$tmp/cc.err" &&
 	grep -q "$ext/etc/damon-tierd.conf" "$tmp/cc.err"; then
 	ok "the shipped binary accepts the shipped config ($(tail -1 "$tmp/cc.err"))"
