@@ -78,7 +78,8 @@ int status_format_line(const struct status_boundary *b, char *buf, size_t size);
 int status_format_text(const struct status_snapshot *s, char *buf, size_t size);
 /* Pure: the same as JSON ("damon-tierd status --json"). */
 int status_format_json(const struct status_snapshot *s, char *buf, size_t size);
-/* Pure: node_exporter textfile, Prometheus naming conventions. */
+/* Pure: node_exporter textfile, Prometheus naming conventions.  Every metric
+ * is in docs/metrics.md (test-metrics-doc holds the two together). */
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size);
 

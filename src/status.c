@@ -275,7 +275,8 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 			"Quota windows that used up the whole quota, by direction and source node "
 			"(resets when a kdamond restarts).", DIR_QUOTA_EXCEEDS);
 	emit_dir_metric(&o, s, "effective_quota_bytes", "gauge",
-			"The quota the kernel's goal tuner chose.", DIR_QUOTA);
+			"The migration scheme's effective quota per quota window, as its goal tuner set "
+			"it, by direction and source node.", DIR_QUOTA);
 	emit(&o, "# HELP damon_tierd_repairs_total Kdamonds restarted or re-committed.\n"
 		 "# TYPE damon_tierd_repairs_total counter\n"
 		 "damon_tierd_repairs_total %" PRIu64 "\n", s->repairs_total);
