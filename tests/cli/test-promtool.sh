@@ -18,10 +18,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/host.sh"
 PROG=test-promtool
 
-if ! command -v promtool >/dev/null; then
-	echo "SKIP: promtool is not installed (apt-get install prometheus)"
-	exit 77
-fi
+skip_without promtool "apt-get install prometheus"
 dump=${DUMP_PROMETHEUS:?}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

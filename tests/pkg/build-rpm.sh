@@ -49,24 +49,13 @@ done
 version=$(sed -n 's/^Version: *//p' "$spec")
 [[ -n $version ]] || die "$spec has no Version:"
 
-if [[ $# -eq 1 ]]; then
-	mkdir -p "$1"
-	out=$(cd "$1" && pwd)
-else
-	out=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-rpm.XXXXXX")
-fi
+out=$(out_dir damon-tierd-rpm "$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-rpmbuild.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/SOURCES" "$work/tmp" "$work/src/damon-tierd-$version"
 
 # A copy of what is on disk, so that uncommitted work is what gets built.
-tar -C "$top" -cf - \
-	--exclude=./.git --exclude='./build*' --exclude='./obj-*' \
-	--exclude=./debian/.debhelper --exclude=./debian/damon-tierd \
-	--exclude=./debian/files --exclude='./debian/*.substvars' \
-	--exclude='./debian/*.debhelper' --exclude='./debian/*.debhelper.log' \
-	--exclude=./debian/debhelper-build-stamp \
-	. | tar -C "$work/src/damon-tierd-$version" -xf -
+copy_tree "$top" "$work/src/damon-tierd-$version"
 tar -C "$work/src" -czf "$work/SOURCES/damon-tierd-$version.tar.gz" "damon-tierd-$version"
 
 args=(-ba --define "_topdir $work" --define "_tmppath $work/tmp")

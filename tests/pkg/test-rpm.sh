@@ -41,15 +41,9 @@ done
 [[ $# -le 1 ]] || { echo "usage: test-rpm.sh [--check] [RPM]" >&2; exit 2; }
 
 for tool in rpm rpm2cpio cpio; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not found (apt-get install -y rpm cpio)"
-		exit 77
-	fi
+	skip_without "$tool" "apt-get install -y rpm cpio"
 done
-if [[ $# -eq 0 ]] && ! command -v rpmbuild >/dev/null; then
-	echo "SKIP: rpmbuild not found (apt-get install -y rpm)"
-	exit 77
-fi
+[[ $# -eq 1 ]] || skip_without rpmbuild "apt-get install -y rpm"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-test-rpm.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -127,13 +121,7 @@ $sbindir/damon-tierd
 /usr/share/man/man8/damon-tierd.8
 EOF
 )
-actual=$(awk '{ print $NF }' "$tmp/files" | norm | sort)
-if [[ $actual == "$expected" ]]; then
-	ok "file list is the expected $(wc -l <<<"$expected") files"
-else
-	bad "file list differs: $(diff <(echo "$expected") <(echo "$actual") | grep '^[<>]' |
-		sed -e 's/^</missing/' -e 's/^>/unexpected/' | paste -sd, -)"
-fi
+check_file_list "$expected" "$(awk '{ print $NF }' "$tmp/files" | norm | sort)"
 check "every file is owned by root:root" test -z "$(awk '$2 != "root:root"' "$tmp/files")"
 mode_of() { awk -v p="$1" '$NF == p { print $1 }' "$tmp/files"; }
 flags_of() { awk -v p="$1" '$NF == p { print (NF == 4 ? $3 : "") }' "$tmp/files"; }
@@ -168,21 +156,7 @@ mkdir "$ext"
 unit=$ext/usr/lib/systemd/system/damon-tierd.service
 check "the unit is the tree's systemd/damon-tierd.service, naming $sbindir" \
 	cmp -s "$unit" <(sed "s#/usr/sbin/#$sbindir/#" "$top/systemd/damon-tierd.service")
-progs_ok=true
-while read -r prog; do
-	[[ $prog == /bin/kill || -x $ext$prog ]] || { echo "  unit runs $prog, not in the package"; progs_ok=false; }
-done < <(sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit")
-check "every Exec*= program of the unit is in the package" $progs_ok
-bin=$ext$sbindir/damon-tierd
-check "damon-tierd --version prints $want_version" test "$("$bin" --version 2>&1)" = "damon-tierd $want_version"
-check "damon-tierd --help: the search path starts at /etc/damon-tierd.conf" \
-	test "$("$bin" --help | sed -n '/^Configuration search path/{n;p;}')" = '  /etc/damon-tierd.conf'
-if "$bin" --config-root "$ext" --check-config >/dev/null 2>"$tmp/cc.err" &&
-	grep -q "$ext/etc/damon-tierd.conf" "$tmp/cc.err"; then
-	ok "the shipped binary accepts the shipped config ($(tail -1 "$tmp/cc.err"))"
-else
-	bad "the shipped binary rejects the shipped config: $(cat "$tmp/cc.err")"
-fi
+check_payload "$ext" "$sbindir/damon-tierd" "$want_version"
 
 echo "test-rpm: $((SECONDS - t0))s in all"
 finish
