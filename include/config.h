@@ -19,7 +19,9 @@
  *     lexical order of their names, whatever their directory;
  *   - a drop-in that is a symlink to /dev/null (or empty) masks that name;
  *   - a key assigned twice in one file is an error, across files the later
- *     assignment wins.
+ *     assignment wins;
+ *   - /etc above is the build's sysconfdir (SYSCONFDIR in build-config.h):
+ *     /etc for --prefix=/usr, /usr/local/etc for meson's default prefix.
  * With --config FILE, FILE is the only main file (it must exist) and FILE.d/
  * the only drop-in directory: an explicit file replaces the search path, as
  * with systemd-tmpfiles or systemd-sysusers given a file.

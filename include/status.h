@@ -38,6 +38,8 @@ struct status_direction {
 	unsigned goal_bp;          /* effective goal (used for promote, free for demote) */
 	bool stats_valid;
 	uint64_t applied_bytes;    /* sz_applied since the kdamond started */
+	uint64_t tried_bytes;      /* sz_tried: regions the scheme tried, within its quota */
+	uint64_t quota_exceeds;    /* qt_exceeds: quota windows that used up the quota */
 	double mib_s;              /* since the previous sample */
 	uint64_t quota_bytes;      /* effective quota */
 	uint64_t sample_us;        /* tuned sampling interval */
@@ -76,7 +78,8 @@ int status_format_line(const struct status_boundary *b, char *buf, size_t size);
 int status_format_text(const struct status_snapshot *s, char *buf, size_t size);
 /* Pure: the same as JSON ("damon-tierd status --json"). */
 int status_format_json(const struct status_snapshot *s, char *buf, size_t size);
-/* Pure: node_exporter textfile, Prometheus naming conventions. */
+/* Pure: node_exporter textfile, Prometheus naming conventions.  Every metric
+ * is in docs/metrics.md (test-metrics-doc holds the two together). */
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size);
 
@@ -86,7 +89,7 @@ struct status_history {
 	struct status_sample sample[PLAN_MAX_KDAMONDS], line[PLAN_MAX_KDAMONDS];
 	struct {
 		bool valid;
-		uint64_t applied, effective_bytes, sample_us;
+		uint64_t applied, tried, qt_exceeds, effective_bytes, sample_us;
 	} last[PLAN_MAX_KDAMONDS];
 };
 

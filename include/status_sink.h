@@ -19,6 +19,10 @@ void notify_stopping(void);
 /* One journal line per boundary, with the rates since the previous line. */
 void status_log_lines(const struct status_snapshot *s);
 
+/* The largest status file or textfile status_publish() writes: room for
+ * TOPO_MAX_NODES nodes and PLAN_MAX_KDAMONDS kdamonds (test-status checks). */
+#define STATUS_TEXT_MAX 32768
+
 /*
  * Write state_dir/status.json and status.txt, and the Prometheus textfile
  * when prom_path is not "".  Metrics are a side channel: a failure is warned

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "build-config.h"
 #include "config_internal.h"
 
 /* A config file is a few dozen lines; anything larger is a wrong path. */
@@ -95,8 +96,11 @@ finish:
 	return r;
 }
 
-/* systemd's configuration directories, highest priority first. */
-static const char *const search_dirs[] = { "/etc", "/run", "/usr/local/lib", "/usr/lib" };
+/* systemd's configuration directories, highest priority first.  The first is
+ * the sysconfdir of the build, where "meson install" puts the example file:
+ * /etc for --prefix=/usr (the packages), /usr/local/etc for meson's default
+ * prefix; like systemd built that way, it then takes the place of /etc. */
+static const char *const search_dirs[] = { SYSCONFDIR, "/run", "/usr/local/lib", "/usr/lib" };
 #define NR_SEARCH_DIRS (sizeof(search_dirs) / sizeof(search_dirs[0]))
 #define CONFIG_NAME "damon-tierd.conf"
 #define DROPIN_SUFFIX ".conf"

@@ -40,8 +40,8 @@ static void help(void)
 	       "Self-tuned memory tiering with DAMON: discovers the memory tiers, starts a\n"
 	       "promote and a demote kdamond per tier boundary and supervises them.\n"
 	       "\n"
-	       "  -c, --config FILE      configuration file, with drop-ins from FILE.d/ (default\n"
-	       "                         /etc/damon-tierd.conf and damon-tierd.conf.d/ drop-ins)\n"
+	       "  -c, --config FILE      configuration file, with drop-ins from FILE.d/ (default:\n"
+	       "                         the search path below)\n"
 	       "      --sysfs-root DIR   root under which sys/ and proc/ are read (default /)\n"
 	       "  -f, --foreground       log to stderr unless started by systemd\n"
 	       "      --check-config     validate the configuration, print it, and exit\n"
@@ -54,7 +54,14 @@ static void help(void)
 	       "\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 bad usage or configuration,\n"
 	       "3 the kernel lacks a DAMON feature, 4 another DAMON user blocks us,\n"
-	       "5 another instance runs, 77 nothing to tier (one node or one tier).\n");
+	       "5 another instance runs, 77 nothing to tier (one node or one tier).\n"
+	       "\n"
+	       "Configuration search path: the first found of\n"
+	       "  " SYSCONFDIR "/damon-tierd.conf\n"
+	       "  /run/damon-tierd.conf\n"
+	       "  /usr/local/lib/damon-tierd.conf\n"
+	       "  /usr/lib/damon-tierd.conf\n"
+	       "then the *.conf drop-ins in the damon-tierd.conf.d/ directories beside them.\n");
 }
 
 static int parse_args(int argc, char **argv, struct options *o)

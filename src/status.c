@@ -201,6 +201,41 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 	return out_done(&o);
 }
 
+enum dir_value { DIR_APPLIED, DIR_TRIED, DIR_QUOTA_EXCEEDS, DIR_QUOTA };
+
+static uint64_t dir_value(const struct status_direction *d, enum dir_value v)
+{
+	switch (v) {
+	case DIR_APPLIED:
+		return d->applied_bytes;
+	case DIR_TRIED:
+		return d->tried_bytes;
+	case DIR_QUOTA_EXCEEDS:
+		return d->quota_exceeds;
+	case DIR_QUOTA:
+		return d->quota_bytes;
+	}
+	return 0;
+}
+
+/* A metric of every direction whose stats were read, labelled with the
+ * direction and its source node (the slow node for promotion). */
+static void emit_dir_metric(struct out *o, const struct status_snapshot *s, const char *name,
+			    const char *type, const char *help, enum dir_value v)
+{
+	emit(o, "# HELP damon_tierd_%s %s\n# TYPE damon_tierd_%s %s\n", name, help, name, type);
+	for (unsigned i = 0; i < s->nr_boundaries; i++) {
+		const struct status_boundary *b = &s->b[i];
+
+		if (b->promote.present && b->promote.stats_valid)
+			emit(o, "damon_tierd_%s{direction=\"promote\",node=\"%d\"} %" PRIu64 "\n", name,
+			     b->slow_nid, dir_value(&b->promote, v));
+		if (b->demote.present && b->demote.stats_valid)
+			emit(o, "damon_tierd_%s{direction=\"demote\",node=\"%d\"} %" PRIu64 "\n", name,
+			     b->fast_nid, dir_value(&b->demote, v));
+	}
+}
+
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size)
 {
@@ -229,37 +264,29 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 			emit(&o, "damon_tierd_goal_ratio{goal=\"free\",node=\"%d\"} %.4f\n", b->fast_nid,
 			     b->demote.goal_bp / 10000.0);
 	}
-	emit(&o, "# HELP damon_tierd_migrated_bytes_total Bytes migrated by our kdamonds, by direction "
-		 "and source node (resets when a kdamond restarts).\n"
-		 "# TYPE damon_tierd_migrated_bytes_total counter\n");
-	for (unsigned i = 0; i < s->nr_boundaries; i++) {
-		const struct status_boundary *b = &s->b[i];
-
-		if (b->promote.present && b->promote.stats_valid)
-			emit(&o, "damon_tierd_migrated_bytes_total{direction=\"promote\",node=\"%d\"} %" PRIu64
-				 "\n", b->slow_nid, b->promote.applied_bytes);
-		if (b->demote.present && b->demote.stats_valid)
-			emit(&o, "damon_tierd_migrated_bytes_total{direction=\"demote\",node=\"%d\"} %" PRIu64
-				 "\n", b->fast_nid, b->demote.applied_bytes);
-	}
-	emit(&o, "# HELP damon_tierd_effective_quota_bytes The quota the kernel's goal tuner chose.\n"
-		 "# TYPE damon_tierd_effective_quota_bytes gauge\n");
-	for (unsigned i = 0; i < s->nr_boundaries; i++) {
-		const struct status_boundary *b = &s->b[i];
-
-		if (b->promote.present && b->promote.stats_valid)
-			emit(&o, "damon_tierd_effective_quota_bytes{direction=\"promote\",node=\"%d\"} %" PRIu64
-				 "\n", b->slow_nid, b->promote.quota_bytes);
-		if (b->demote.present && b->demote.stats_valid)
-			emit(&o, "damon_tierd_effective_quota_bytes{direction=\"demote\",node=\"%d\"} %" PRIu64
-				 "\n", b->fast_nid, b->demote.quota_bytes);
-	}
+	emit_dir_metric(&o, s, "migrated_bytes_total", "counter",
+			"Bytes migrated by our kdamonds, by direction and source node (resets when a "
+			"kdamond restarts).", DIR_APPLIED);
+	emit_dir_metric(&o, s, "tried_bytes_total", "counter",
+			"Bytes the migration scheme tried to migrate (its regions within the quota), by "
+			"direction and source node (resets when a kdamond restarts).",
+			DIR_TRIED);
+	emit_dir_metric(&o, s, "quota_exceeded_total", "counter",
+			"Quota windows that used up the whole quota, by direction and source node "
+			"(resets when a kdamond restarts).", DIR_QUOTA_EXCEEDS);
+	emit_dir_metric(&o, s, "effective_quota_bytes", "gauge",
+			"The migration scheme's effective quota per quota window, as its goal tuner set "
+			"it, by direction and source node.", DIR_QUOTA);
 	emit(&o, "# HELP damon_tierd_repairs_total Kdamonds restarted or re-committed.\n"
 		 "# TYPE damon_tierd_repairs_total counter\n"
 		 "damon_tierd_repairs_total %" PRIu64 "\n", s->repairs_total);
 	emit(&o, "# HELP damon_tierd_errors_total Errors while supervising.\n"
 		 "# TYPE damon_tierd_errors_total counter\n"
 		 "damon_tierd_errors_total %" PRIu64 "\n", s->errors_total);
+	emit(&o, "# HELP damon_tierd_last_update_timestamp_seconds When damon-tierd wrote this file.\n"
+		 "# TYPE damon_tierd_last_update_timestamp_seconds gauge\n"
+		 "damon_tierd_last_update_timestamp_seconds %" PRIu64 ".%03u\n",
+	     s->realtime_usec / 1000000, (unsigned)(s->realtime_usec % 1000000 / 1000));
 	return out_done(&o);
 }
 
@@ -276,6 +303,8 @@ static bool sample(const struct status_input *in, struct status_history *h, unsi
 		return false;
 	h->last[i].valid = true;
 	h->last[i].applied = k->stats.sz_applied;
+	h->last[i].tried = k->stats.sz_tried;
+	h->last[i].qt_exceeds = k->stats.qt_exceeds;
 	h->last[i].effective_bytes = k->stats.effective_bytes;
 	h->last[i].sample_us = k->stats.sample_us;
 	cur = (struct status_sample){ .sz_applied = k->stats.sz_applied, .at_usec = in->now_usec,
@@ -304,6 +333,8 @@ static void direction(const struct status_input *in, const struct status_history
 			 : (unsigned)p->kd[j].scheme.goal.target_value;
 	d->stats_valid = have[j];
 	d->applied_bytes = h->last[j].applied;
+	d->tried_bytes = h->last[j].tried;
+	d->quota_exceeds = h->last[j].qt_exceeds;
 	d->quota_bytes = h->last[j].effective_bytes;
 	d->sample_us = h->last[j].sample_us;
 	d->mib_s = rate[j];

@@ -62,7 +62,7 @@ void status_log_lines(const struct status_snapshot *s)
 void status_publish(const struct status_snapshot *s, const char *state_dir, const char *prom_path,
 		    uint64_t now_usec)
 {
-	static char buf[16384];
+	static char buf[STATUS_TEXT_MAX];
 	char path[300];
 	int r;
 

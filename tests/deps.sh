@@ -3,10 +3,11 @@
 # Idempotent: does nothing when everything is present.
 set -euo pipefail
 
-pkgs=(meson ninja-build pkg-config gcc clang libnuma-dev libsystemd-dev libinih-dev
+pkgs=(meson ninja-build pkg-config gcc clang libsystemd-dev libinih-dev
       libcmocka-dev valgrind qemu-system-x86 busybox-static cpio zstd xz-utils socat
       libclang-rt-14-dev gnuplot-nox debhelper dpkg-dev fakeroot lintian groff-base man-db
-      systemd debootstrap e2fsprogs debian-archive-keyring shellcheck)
+      systemd debootstrap e2fsprogs debian-archive-keyring shellcheck
+      prometheus rpm)
 
 missing=()
 for p in "${pkgs[@]}"; do

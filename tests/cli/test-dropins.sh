@@ -3,7 +3,9 @@
 # precedence and masking, provenance in --check-config, errors naming the
 # drop-in, --config FILE with FILE.d/.  Everything lives under a temporary
 # --config-root; the real /etc is never read and /sys never touched
-# (--dry-run runs against a fixture tree).
+# (--dry-run runs against a fixture tree).  "/etc" of the search path is
+# the build's sysconfdir ($SYSCONFDIR: /usr/local/etc with meson's default
+# prefix, /etc with --prefix=/usr); --help must say which.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
@@ -28,8 +30,28 @@ put() { # root-relative path, printf format, arguments...
 	printf "$2" "${@:3}" >"$cr/$1"
 }
 
+sysconfdir=${SYSCONFDIR:?}
+etc=${sysconfdir#/}
 cr=$tmp/root
 mkdir -p "$cr"
+
+# --help names the search path, the build's sysconfdir first.
+check_exit help 0 "$bin" --help
+expect_in help-sysconfdir "$tmp/out" "Configuration search path: the first found of"
+check "help: the search path is $sysconfdir, /run, /usr/local/lib, /usr/lib" \
+	test "$(sed -n '/^Configuration search path/,/^then/{s/^  //p}' "$tmp/out" | paste -sd' ')" = \
+	"$sysconfdir/damon-tierd.conf /run/damon-tierd.conf /usr/local/lib/damon-tierd.conf /usr/lib/damon-tierd.conf"
+
+# A build for another sysconfdir does not read /etc: the sysconfdir takes
+# its place (as in systemd), so what "meson install" put there is what is read.
+if [[ $sysconfdir != /etc ]]; then
+	put etc/damon-tierd.conf '[quota]\nsize = 3G\n'
+	put etc/damon-tierd.conf.d/10-quota.conf '[quota]\nsize = 3G\n'
+	check_exit not-etc 0 "$bin" --config-root "$cr" --check-config
+	expect_key not-etc-size quota.size 200MiB default
+	expect_in not-etc-count "$tmp/err" "no main file + 0 drop-ins"
+	rm -r "${cr:?}/etc"
+fi
 
 # Nothing anywhere: all defaults.
 check_exit empty 0 "$bin" --config-root "$cr" --check-config
@@ -44,35 +66,35 @@ check_exit vendor 0 "$bin" --config-root "$cr" --check-config
 expect_key vendor-size quota.size 1GiB "$cr/usr/lib/damon-tierd.conf:4"
 
 # /etc/damon-tierd.conf replaces the vendor file as a whole.
-put etc/damon-tierd.conf '[daemon]\nstate_dir = %s/state\n' "$tmp"
+put "$etc"/damon-tierd.conf '[daemon]\nstate_dir = %s/state\n' "$tmp"
 check_exit etc-main 0 "$bin" --config-root "$cr" --check-config
 expect_key etc-main-size quota.size 200MiB default
-expect_key etc-main-state daemon.state_dir "$tmp/state" "$cr/etc/damon-tierd.conf:2"
-expect_in etc-main-named "$tmp/err" "$cr/etc/damon-tierd.conf + 0 drop-ins"
+expect_key etc-main-state daemon.state_dir "$tmp/state" "$cr/$etc/damon-tierd.conf:2"
+expect_in etc-main-named "$tmp/err" "$cr/$etc/damon-tierd.conf + 0 drop-ins"
 
 # Lexical order across directories: /usr/lib's 90- comes after /etc's 10-.
-put etc/damon-tierd.conf.d/10-quota.conf '[quota]\nsize = 2G\nweight_age = 50\n'
+put "$etc"/damon-tierd.conf.d/10-quota.conf '[quota]\nsize = 2G\nweight_age = 50\n'
 put usr/lib/damon-tierd.conf.d/90-vendor.conf '[quota]\nsize = 3G\n'
 check_exit order 0 "$bin" --config-root "$cr" --check-config
 expect_key order-size quota.size 3GiB "$cr/usr/lib/damon-tierd.conf.d/90-vendor.conf:2"
-expect_key order-age quota.weight_age 50 "$cr/etc/damon-tierd.conf.d/10-quota.conf:3"
+expect_key order-age quota.weight_age 50 "$cr/$etc/damon-tierd.conf.d/10-quota.conf:3"
 expect_in order-count "$tmp/err" "+ 2 drop-ins"
 
 # The same name higher up replaces it; a symlink to /dev/null masks it.
 put run/damon-tierd.conf.d/90-vendor.conf '[quota]\nsize = 4G\n'
 check_exit run-over-usr 0 "$bin" --config-root "$cr" --check-config
 expect_key run-over-usr-size quota.size 4GiB "$cr/run/damon-tierd.conf.d/90-vendor.conf:2"
-ln -s /dev/null "$cr/etc/damon-tierd.conf.d/90-vendor.conf"
+ln -s /dev/null "$cr/$etc/damon-tierd.conf.d/90-vendor.conf"
 check_exit masked 0 "$bin" --config-root "$cr" --check-config
-expect_key masked-size quota.size 2GiB "$cr/etc/damon-tierd.conf.d/10-quota.conf:2"
+expect_key masked-size quota.size 2GiB "$cr/$etc/damon-tierd.conf.d/10-quota.conf:2"
 expect_in masked-count "$tmp/err" "+ 1 drop-in:"
 
 # Not drop-ins: hidden files, backups, other suffixes.
-put etc/damon-tierd.conf.d/.20-hidden.conf '[quota]\nsize = 5G\n'
-put etc/damon-tierd.conf.d/10-quota.conf~ '[quota]\nsize = 5G\n'
-put etc/damon-tierd.conf.d/10-quota.conf.dpkg-old '[quota]\nsize = 5G\n'
+put "$etc"/damon-tierd.conf.d/.20-hidden.conf '[quota]\nsize = 5G\n'
+put "$etc"/damon-tierd.conf.d/10-quota.conf~ '[quota]\nsize = 5G\n'
+put "$etc"/damon-tierd.conf.d/10-quota.conf.dpkg-old '[quota]\nsize = 5G\n'
 check_exit ignored 0 "$bin" --config-root "$cr" --check-config
-expect_key ignored-size quota.size 2GiB "$cr/etc/damon-tierd.conf.d/10-quota.conf:2"
+expect_key ignored-size quota.size 2GiB "$cr/$etc/damon-tierd.conf.d/10-quota.conf:2"
 
 # The merged config is what the daemon plans with: a pinned quota is
 # written as is with the kernel tuner (fixture sysfs tree, nothing written).
@@ -99,10 +121,10 @@ put usr/lib/damon-tierd.conf.d/30-age.conf '[quota]\nweight_age = 0\n'
 check_exit cross-files 2 "$bin" --config-root "$cr" --check-config
 expect_in cross-files-line "$tmp/err" "$cr/usr/lib/damon-tierd.conf.d/30-age.conf:2: [quota] weight_accesses = 0 ($cr/run/damon-tierd.conf.d/20-bad.conf:2) and [quota] weight_age = 0 (line 2) cannot both be 0"
 rm "$cr/run/damon-tierd.conf.d/20-bad.conf" "$cr/usr/lib/damon-tierd.conf.d/30-age.conf"
-mkdir "$cr/etc/damon-tierd.conf.d/30-dir.conf"
+mkdir "$cr/$etc/damon-tierd.conf.d/30-dir.conf"
 check_exit dir-dropin 2 "$bin" --config-root "$cr" --check-config
 expect_in dir-dropin-msg "$tmp/err" "30-dir.conf: not a regular file but a directory"
-rmdir "$cr/etc/damon-tierd.conf.d/30-dir.conf"
+rmdir "$cr/$etc/damon-tierd.conf.d/30-dir.conf"
 check_exit recovered 0 "$bin" --config-root "$cr" --check-config
 
 # --config FILE: FILE and FILE.d/ only; the search path is not read.

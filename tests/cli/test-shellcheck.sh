@@ -15,10 +15,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/host.sh"
 PROG=test-shellcheck
 
-if ! command -v shellcheck >/dev/null; then
-	echo "SKIP: shellcheck is not installed (apt-get install shellcheck)"
-	exit 77
-fi
+skip_without shellcheck "apt-get install shellcheck"
 
 cd "$top"
 # Build directories (meson's, inside the tree) are not the tree's scripts.

@@ -74,6 +74,69 @@ expect_not_in() {
 	fi
 }
 
+# skip_without TOOL HINT: exit 77 (meson's skip) where TOOL is not on PATH,
+# saying what installs it.
+skip_without() {
+	if ! command -v "$1" >/dev/null; then
+		echo "SKIP: $1 is not installed ($2)"
+		exit 77
+	fi
+}
+
+# --- packages (tests/pkg) --------------------------------------------------------
+# copy_tree TOP DEST: the tree at TOP as it is on disk (committed or not)
+# into DEST, without .git, build directories and the leftovers of an
+# in-tree package build.
+copy_tree() {
+	tar -C "$1" -cf - \
+		--exclude=./.git --exclude='./build*' --exclude='./obj-*' \
+		--exclude=./debian/.debhelper --exclude=./debian/damon-tierd \
+		--exclude=./debian/files --exclude='./debian/*.substvars' \
+		--exclude='./debian/*.debhelper' --exclude='./debian/*.debhelper.log' \
+		--exclude=./debian/debhelper-build-stamp \
+		. | tar -C "$2" -xf -
+}
+# out_dir NAME [DIR]: prints DIR (created) as an absolute path, or a new
+# directory NAME.XXXXXX under ${TMPDIR:-/tmp}.
+out_dir() {
+	if [[ $# -eq 2 ]]; then
+		mkdir -p "$2" && (cd "$2" && pwd)
+	else
+		mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX"
+	fi
+}
+# check_file_list EXPECTED ACTUAL: the package's file list (sorted, one path
+# a line) is EXPECTED, or the missing and unexpected paths.
+check_file_list() {
+	if [[ $2 == "$1" ]]; then
+		ok "file list is the expected $(wc -l <<<"$1") files"
+	else
+		bad "file list differs: $(diff <(echo "$1") <(echo "$2") | grep '^[<>]' |
+			sed -e 's/^</missing/' -e 's/^>/unexpected/' | paste -sd, -)"
+	fi
+}
+# check_payload ROOT BIN VERSION: the package unpacked at ROOT, its daemon at
+# ROOT/BIN: every Exec*= program of the unit is shipped, --version prints
+# VERSION, the search path starts at /etc (a --prefix=/usr build), and the
+# shipped config passes --check-config.  Needs $tmp.
+check_payload() {
+	local root=$1 bin=$1$2 version=$3 prog progs_ok=true
+	local unit=$root/usr/lib/systemd/system/damon-tierd.service
+	while read -r prog; do
+		[[ $prog == /bin/kill || -x $root$prog ]] || { echo "  unit runs $prog, not in the package"; progs_ok=false; }
+	done < <(sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit")
+	check "every Exec*= program of the unit is in the package" $progs_ok
+	check "damon-tierd --version prints $version" test "$("$bin" --version 2>&1)" = "damon-tierd $version"
+	check "damon-tierd --help: the search path starts at /etc/damon-tierd.conf (--prefix=/usr)" \
+		test "$("$bin" --help | sed -n '/^Configuration search path/{n;p;}')" = '  /etc/damon-tierd.conf'
+	if "$bin" --config-root "$root" --check-config >/dev/null 2>"${tmp:?}/cc.err" &&
+		grep -q "$root/etc/damon-tierd.conf" "$tmp/cc.err"; then
+		ok "the shipped binary accepts the shipped config ($(tail -1 "$tmp/cc.err"))"
+	else
+		bad "the shipped binary rejects the shipped config: $(cat "$tmp/cc.err")"
+	fi
+}
+
 # --- VM tests (tests/vm, tests/bench) ------------------------------------------
 # vm_binaries: sets daemon and workload, the binaries the guests run:
 # $DAMON_TIERD and $WORKLOAD, by default from build/ under $top.

@@ -43,12 +43,7 @@ for tool in dpkg-buildpackage dpkg-checkbuilddeps dh tar; do
 		die "$tool not found: apt-get install -y dpkg-dev debhelper"
 done
 
-if [[ $# -eq 1 ]]; then
-	mkdir -p "$1"
-	out=$(cd "$1" && pwd)
-else
-	out=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-deb.XXXXXX")
-fi
+out=$(out_dir damon-tierd-deb "$@")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/damon-tierd-debbuild.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -57,13 +52,7 @@ src=$work/damon-tierd
 mkdir "$src"
 
 # A copy of what is on disk, so that uncommitted work is what gets built.
-tar -C "$top" -cf - \
-	--exclude=./.git --exclude='./build*' --exclude='./obj-*' \
-	--exclude=./debian/.debhelper --exclude=./debian/damon-tierd \
-	--exclude=./debian/files --exclude='./debian/*.substvars' \
-	--exclude='./debian/*.debhelper' --exclude='./debian/*.debhelper.log' \
-	--exclude=./debian/debhelper-build-stamp \
-	. | tar -C "$src" -xf -
+copy_tree "$top" "$src"
 
 cd "$src"
 checkargs=()

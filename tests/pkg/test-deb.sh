@@ -38,10 +38,7 @@ done
 
 if [[ $# -eq 0 ]]; then
 	for tool in dpkg-buildpackage dh; do
-		if ! command -v "$tool" >/dev/null; then
-			echo "SKIP: $tool not found (apt-get install -y dpkg-dev debhelper fakeroot lintian)"
-			exit 77
-		fi
+		skip_without "$tool" "apt-get install -y dpkg-dev debhelper fakeroot lintian"
 	done
 fi
 
@@ -86,13 +83,7 @@ expected="./etc/damon-tierd.conf
 ./usr/share/man/man8/damon-tierd.8.gz"
 dpkg-deb -c "$deb" >"$tmp/contents"
 # Files and links (not directories): mode owner size date time path.
-actual=$(awk '$1 !~ /^d/ { print $6 }' "$tmp/contents" | sort)
-if [[ $actual == "$expected" ]]; then
-	ok "file list is the expected $(wc -l <<<"$expected") files"
-else
-	bad "file list differs: $(diff <(echo "$expected") <(echo "$actual") | grep '^[<>]' |
-		sed -e 's/^</missing/' -e 's/^>/unexpected/' | paste -sd, -)"
-fi
+check_file_list "$expected" "$(awk '$1 !~ /^d/ { print $6 }' "$tmp/contents" | sort)"
 check "every entry is owned by root/root" \
 	test -z "$(awk '$2 != "root/root"' "$tmp/contents")"
 mode_of() { awk -v p="$1" '$6 == p { print $1 }' "$tmp/contents"; }
@@ -107,21 +98,8 @@ dpkg-deb -x "$deb" "$ext"
 unit=$ext/usr/lib/systemd/system/damon-tierd.service
 check "the unit's ExecStart= is /usr/sbin/damon-tierd --foreground" \
 	grep -qx 'ExecStart=/usr/sbin/damon-tierd --foreground' "$unit"
-# Every program the unit runs is shipped (or is /bin/kill).
-progs_ok=true
-while read -r prog; do
-	[[ $prog == /bin/kill || -x $ext$prog ]] || { echo "  unit runs $prog, not in the package"; progs_ok=false; }
-done < <(sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit")
-check "every Exec*= program of the unit is in the package" $progs_ok
 check "the unit has an [Install] section (for systemctl enable)" grep -qx 'WantedBy=multi-user.target' "$unit"
-check "damon-tierd --version prints $want_version" \
-	test "$("$ext/usr/sbin/damon-tierd" --version 2>&1)" = "damon-tierd $want_version"
-if "$ext/usr/sbin/damon-tierd" --config-root "$ext" --check-config >/dev/null 2>"$tmp/cc.err" &&
-	grep -q "$ext/etc/damon-tierd.conf" "$tmp/cc.err"; then
-	ok "the shipped binary accepts the shipped config ($(tail -1 "$tmp/cc.err"))"
-else
-	bad "the shipped binary rejects the shipped config: $(cat "$tmp/cc.err")"
-fi
+check_payload "$ext" /usr/sbin/damon-tierd "$want_version"
 
 # --- maintainer scripts, with stubs ----------------------------------------
 stubs=$tmp/stubs

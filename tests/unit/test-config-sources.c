@@ -15,12 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build-config.h"
 #include "config.h"
 #include "config_fx.h"
 #include "testutil.h"
 
-#define ETC_MAIN "etc/damon-tierd.conf"
-#define ETC_D    "etc/damon-tierd.conf.d/"
+/* "/etc" of the search path is the build's sysconfdir (/usr/local/etc with
+ * meson's default prefix). */
+#define ETC_MAIN SYSCONFDIR "/damon-tierd.conf"
+#define ETC_D    SYSCONFDIR "/damon-tierd.conf.d/"
 #define RUN_D    "run/damon-tierd.conf.d/"
 #define LOCAL_D  "usr/local/lib/damon-tierd.conf.d/"
 #define USR_D    "usr/lib/damon-tierd.conf.d/"
@@ -40,6 +43,8 @@ static const char *at(const char *root, const char *rel)
 	static unsigned i;
 
 	i ^= 1;
+	while (*rel == '/')
+		rel++;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", root, rel);
 	return buf[i];
 }

@@ -425,7 +425,31 @@ static void test_prometheus_textfile(void **state)
 	assert_non_null(strstr(prom, "damon_tierd_goal_ratio{goal=\"free\",node=\"0\"} "));
 	assert_non_null(strstr(prom, "damon_tierd_effective_quota_bytes{direction=\"promote\",node=\"1\"} "));
 	assert_non_null(strstr(prom, "# TYPE damon_tierd_errors_total counter\n"));
+	assert_non_null(strstr(prom, "\ndamon_tierd_last_update_timestamp_seconds "));
 	free(prom);
+
+	/* The migration schemes' stats, per direction and source node: what
+	 * the alert on a stalled promotion reads (monitoring/). */
+	for (unsigned i = 0; i < 2; i++) {
+		const struct plan_kdamond *kd = &reconcile_plan(e->rc)->kd[i];
+		struct fake_scheme_stats ss = { .sz_tried = (5 + i) << 20, .sz_applied = 1 << 20,
+						.qt_exceeds = 2 + i };
+		char want[160];
+
+		fake_damon_set_scheme_stats(e->fd, i, 0, &ss);
+		run_periods(e, 1);
+		prom = tu_read(e->state, "tierd.prom");
+		assert_non_null(prom);
+		snprintf(want, sizeof(want), "damon_tierd_tried_bytes_total{direction=\"%s\",node=\"%d\"} %u\n",
+			 kd->role == ROLE_PROMOTE ? "promote" : "demote", kd->from_nid, (5 + i) << 20);
+		if (!strstr(prom, want))
+			fail_msg("no \"%s\" in:\n%s", want, prom);
+		snprintf(want, sizeof(want), "damon_tierd_quota_exceeded_total{direction=\"%s\",node=\"%d\"} %u\n",
+			 kd->role == ROLE_PROMOTE ? "promote" : "demote", kd->from_nid, 2 + i);
+		if (!strstr(prom, want))
+			fail_msg("no \"%s\" in:\n%s", want, prom);
+		free(prom);
+	}
 	snprintf(text, sizeof(text), "%s/tierd.prom", e->state);
 	assert_int_equal(stat(text, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);

@@ -47,7 +47,8 @@ static void fill(struct status_snapshot *s)
 	b->fast_nid = 0, b->slow_nid = 1, b->fast_total = 1000 * MiB, b->fast_free = 100 * MiB;
 	b->promote = (struct status_direction){ .present = true, .kdamond = 1, .pid = 156,
 						.goal_bp = 9014, .stats_valid = true,
-						.applied_bytes = 64 * MiB, .mib_s = 1.5,
+						.applied_bytes = 64 * MiB, .tried_bytes = 96 * MiB,
+						.quota_exceeds = 7, .mib_s = 1.5,
 						.quota_bytes = 3 * MiB, .sample_us = 5000 };
 	b->demote = (struct status_direction){ .present = true, .kdamond = 0, .pid = 155,
 					       .goal_bp = 1006, .stats_valid = true,
@@ -55,6 +56,7 @@ static void fill(struct status_snapshot *s)
 					       .quota_bytes = 4096, .sample_us = 20000 };
 	s->repairs_total = 3;
 	s->errors_total = 1;
+	s->realtime_usec = 1733227200123456ull;
 }
 
 static void test_line(void **state)
@@ -110,6 +112,52 @@ static void test_prometheus(void **state)
 	assert_non_null(strstr(buf, "damon_tierd_effective_quota_bytes{direction=\"promote\",node=\"1\"} 3145728\n"));
 	assert_non_null(strstr(buf, "damon_tierd_errors_total 1\n"));
 	assert_non_null(strstr(buf, "damon_tierd_running 1\n"));
+	assert_non_null(strstr(buf, "# TYPE damon_tierd_tried_bytes_total counter\n"));
+	assert_non_null(strstr(buf, "damon_tierd_tried_bytes_total{direction=\"promote\",node=\"1\"} 100663296\n"));
+	assert_non_null(strstr(buf, "damon_tierd_tried_bytes_total{direction=\"demote\",node=\"0\"} 0\n"));
+	assert_non_null(strstr(buf, "# TYPE damon_tierd_quota_exceeded_total counter\n"));
+	assert_non_null(strstr(buf, "damon_tierd_quota_exceeded_total{direction=\"promote\",node=\"1\"} 7\n"));
+	assert_non_null(strstr(buf, "# TYPE damon_tierd_last_update_timestamp_seconds gauge\n"
+				    "damon_tierd_last_update_timestamp_seconds 1733227200.123\n"));
+	/* A direction without stats has no samples (the HELP and TYPE stay). */
+	s.b[0].promote.stats_valid = false;
+	assert_int_equal(status_format_prometheus(&s, "1.2.3", buf, sizeof(buf)), 0);
+	assert_null(strstr(buf, "damon_tierd_tried_bytes_total{direction=\"promote\""));
+	assert_non_null(strstr(buf, "damon_tierd_tried_bytes_total{direction=\"demote\",node=\"0\"} 0\n"));
+	assert_int_equal(status_format_prometheus(&s, "1.2.3", buf, 64), -ENOBUFS);
+}
+
+/* The largest machine the daemon supports, every number at its widest:
+ * every format fits the buffer status_publish() writes from. */
+static void test_largest_fits(void **state)
+{
+	static struct status_snapshot s;
+	static char buf[STATUS_TEXT_MAX];
+	const struct status_direction wide = { .present = true, .kdamond = 31, .pid = INT64_MIN,
+					       .goal_bp = 10000, .stats_valid = true,
+					       .applied_bytes = UINT64_MAX, .tried_bytes = UINT64_MAX,
+					       .quota_exceeds = UINT64_MAX, .mib_s = 1e15,
+					       .quota_bytes = UINT64_MAX, .sample_us = UINT64_MAX };
+
+	fill(&s);
+	memset(s.detail, 'x', sizeof(s.detail) - 1);
+	memset(s.features, 'f', sizeof(s.features) - 1);
+	s.repairs_total = s.errors_total = UINT64_MAX;
+	s.realtime_usec = UINT64_MAX;
+	s.nr_nodes = TOPO_MAX_NODES;
+	for (int i = 0; i < TOPO_MAX_NODES; i++)
+		s.nodes[i] = s.nodes[1], s.nodes[i].nid = 10 + i, s.nodes[i].total = UINT64_MAX;
+	/* A boundary per two kdamonds, both directions. */
+	s.nr_boundaries = PLAN_MAX_KDAMONDS / 2;
+	for (unsigned i = 0; i < s.nr_boundaries; i++) {
+		s.b[i] = s.b[0];
+		s.b[i].fast_nid = 10 + (int)i, s.b[i].slow_nid = 73 - (int)i;
+		s.b[i].fast_total = s.b[i].fast_free = UINT64_MAX;
+		s.b[i].promote = s.b[i].demote = wide;
+	}
+	assert_int_equal(status_format_prometheus(&s, "100.100.100-rc100", buf, sizeof(buf)), 0);
+	assert_int_equal(status_format_json(&s, buf, sizeof(buf)), 0);
+	assert_int_equal(status_format_text(&s, buf, sizeof(buf)), 0);
 }
 
 static void test_atomic_write(void **state)
@@ -138,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_largest_fits),
 		cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
