@@ -122,9 +122,10 @@ int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, boo
 
 /* Read scheme 0's sz_tried and sz_applied as they are (no refresh command:
  * for kdamonds with refresh_ms, which on 6.17 may leave them tens of seconds
- * old; see damon_set_quota).  Both or neither. */
+ * old; see damon_set_quota), and with ret_passed its sz_ops_filter_passed
+ * (6.14 and later).  All or nothing. */
 int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
-		      uint64_t *ret_applied);
+		      uint64_t *ret_applied, uint64_t *ret_passed);
 
 /* Read the sz_tried of the n histogram schemes (1..n, plan.h) into
  * ret_tried[0..n-1] and the intervals as the files are, after an

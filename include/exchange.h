@@ -24,6 +24,9 @@
  * data that moved up cannot qualify to move back down without its rate
  * falling by that margin, so the same pages do not ping-pong.
  *
+ * Whether the young filter helps is measured, not assumed (young_unselective
+ * below): it is kept where it lets the unaccessed-looking data through.
+ *
  * The outputs are the two schemes' thresholds (promotion's lowest count,
  * demotion's highest count and young filter) and quotas.  Where nothing on
  * the slow node is clearly hotter than anything on the fast node, the
@@ -53,6 +56,7 @@ enum xchg_demote_why {
 	XD_FREE_GOAL,        /* below the free goal */
 	XD_IDLE_OUT,         /* data no window saw accessed makes room for hotter data */
 	XD_LUKEWARM_OUT,     /* lukewarm data makes room for clearly hotter data */
+	XD_UNSELECTIVE_OUT,  /* as XD_IDLE_OUT, young filter off: it let almost nothing through */
 };
 
 struct xchg_input {
@@ -66,6 +70,12 @@ struct xchg_input {
 	uint32_t promote_min;
 	uint32_t demote_max;
 	bool demote_young;
+	/* The young filter let through almost nothing of what demotion tried
+	 * while it made room: the data no window saw accessed is touched
+	 * now and then, page by page -- lukewarm below the histogram's
+	 * resolution.  Then it is demoted without the filter, coldest region
+	 * first, like lukewarm data. */
+	bool young_unselective;
 };
 
 struct xchg_decision {

@@ -68,6 +68,8 @@ struct obs_ours {
 	int charge_err;            /* OBS_CHARGE, daemon-quota kdamonds only */
 	bool have_charge;
 	uint64_t tried, applied;
+	bool have_passed;          /* and sz_ops_filter_passed (6.14 and later) */
+	uint64_t passed;
 	/* OBS_CHARGE, kdamonds with histogram schemes: their sz_tried
 	 * (hotness.h) and the intervals, refreshed by command first */
 	int hist_err;

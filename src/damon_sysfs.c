@@ -208,12 +208,13 @@ static int read_u64_files(struct damon_io *io, unsigned idx, const struct u64_fi
 }
 
 int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
-		      uint64_t *ret_applied)
+		      uint64_t *ret_applied, uint64_t *ret_passed)
 {
-	uint64_t tried, applied;
+	uint64_t tried, applied, passed = 0;
 	const struct u64_file t[] = {
 		{ "contexts/0/schemes/0/stats/sz_tried", &tried, true },
 		{ "contexts/0/schemes/0/stats/sz_applied", &applied, true },
+		{ "contexts/0/schemes/0/stats/sz_ops_filter_passed", &passed, ret_passed != NULL },
 	};
 	int r = read_u64_files(io, idx, t, sizeof(t) / sizeof(t[0]));
 
@@ -221,6 +222,8 @@ int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
 		return r;
 	*ret_tried = tried;
 	*ret_applied = applied;
+	if (ret_passed)
+		*ret_passed = passed;
 	return 0;
 }
 

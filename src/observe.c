@@ -178,14 +178,6 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 			if (k->stats_err && !k->failed_path[0])
 				note_path(k->failed_path, io->failed_path);
 		}
-		/* refresh_ms keeps the charge counters current enough; without
-		 * it the controller does without them. */
-		if ((rq->need & OBS_CHARGE) && kd->scheme.daemon_quota && kd->refresh_ms > 0) {
-			k->charge_err = damon_read_charge(io, idx, &k->tried, &k->applied);
-			k->have_charge = k->charge_err == 0;
-			if (k->charge_err && !k->failed_path[0])
-				note_path(k->failed_path, io->failed_path);
-		}
 		/* Up to 6.17 refresh_ms copies one kdamond's counters per
 		 * period (damon_set_quota): without a command the other's
 		 * histogram would stay tens of seconds old. */
@@ -194,6 +186,18 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 						      &k->sample_us, &k->aggr_us);
 			k->have_hist = k->hist_err == 0;
 			if (k->hist_err && !k->failed_path[0])
+				note_path(k->failed_path, io->failed_path);
+		}
+		/* refresh_ms keeps the charge counters current enough (and
+		 * the histogram's command just refreshed them); without either
+		 * the controller does without them. */
+		if ((rq->need & OBS_CHARGE) && kd->scheme.daemon_quota &&
+		    (kd->refresh_ms > 0 || k->have_hist)) {
+			k->charge_err = damon_read_charge(io, idx, &k->tried, &k->applied,
+							  io->feat.filter_allow ? &k->passed : NULL);
+			k->have_charge = k->charge_err == 0;
+			k->have_passed = k->have_charge && io->feat.filter_allow;
+			if (k->charge_err && !k->failed_path[0])
 				note_path(k->failed_path, io->failed_path);
 		}
 		if (rq->need & OBS_VERIFY) {
