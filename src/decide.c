@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "kernel_features.h"
 #include "quota_ctl.h"
+#include "sysfs_io.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
 #define DAMON_STAT_ENABLED "/sys/module/damon_stat/parameters/enabled"
@@ -126,7 +127,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 			block(in, d, "cannot set /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds: a "
 			      "kdamond is running");
 		else
-			block(in, d, "setup failed: %s: %s", f->path, strerror(-f->err));
+			block(in, d, "setup failed: %s: %s", f->path, io_strerror(f->err));
 		return;
 	}
 	/* A record from an earlier run (crash, --once) makes those kdamonds
@@ -141,7 +142,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 	}
 	if (o->topo_err) {
 		exit_with(in, d, EXIT_FAILURE_RUNTIME, LOG_ERR, "cannot read the NUMA topology: %s (%s)",
-			  o->topo_why, strerror(-o->topo_err));
+			  o->topo_why, io_strerror(o->topo_err));
 		return;
 	}
 	if (o->tiers_err == -ENODEV) {
@@ -166,7 +167,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 		return;
 	}
 	if (o->host_err) {
-		block(in, d, "cannot read %s: %s", o->host_err_path, strerror(-o->host_err));
+		block(in, d, "cannot read %s: %s", o->host_err_path, io_strerror(o->host_err));
 		return;
 	}
 	if (refuse_policies(in, d) || block_foreign(in, d))
@@ -249,7 +250,7 @@ static void decide_probe(const struct decide_input *in, struct decision *d)
 		/* Kdamonds whose trees cannot be read cannot be checked
 		 * against the plan either. */
 		say(d, LOG_NOTICE, "cannot read the DAMON features from the kdamonds of a previous run "
-		    "(%s: %s); replacing them", o->feat_err_path, strerror(-o->feat_err));
+		    "(%s: %s); replacing them", o->feat_err_path, io_strerror(o->feat_err));
 		d->rt.adopting = false;
 		d->rt.no_adopt = true;
 		d->next = RC_DISCOVER;
@@ -257,7 +258,7 @@ static void decide_probe(const struct decide_input *in, struct decision *d)
 	}
 	if (o->feat_err) {
 		block(in, d, "cannot probe the DAMON features (%s): %s", o->feat_err_path,
-		      strerror(-o->feat_err));
+		      io_strerror(o->feat_err));
 		return;
 	}
 	miss = features_missing(&o->feat);

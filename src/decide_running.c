@@ -16,6 +16,7 @@
 #include "decide_internal.h"
 #include "exit_codes.h"
 #include "quota_ctl.h"
+#include "sysfs_io.h"
 
 /* Node memory differs from what the plan was made from: memory hotplug. */
 static bool hotplugged(const struct observation *o, const struct runtime *rt)
@@ -72,7 +73,7 @@ static void supervise(const struct decide_input *in, struct decision *d, bool *r
 
 		if (k->st.err) {
 			rt->errors++;
-			say(d, LOG_WARNING, "cannot read %s: %s", k->failed_path, strerror(-k->st.err));
+			say(d, LOG_WARNING, "cannot read %s: %s", k->failed_path, io_strerror(k->st.err));
 			d->a[d->n - 1].limit = LIMIT_SUPERVISE;
 			continue;
 		}
@@ -173,7 +174,7 @@ static void control(const struct decide_input *in, struct decision *d, const boo
 	if (o->meminfo_err) {
 		rt->errors++;
 		say(d, LOG_WARNING, "quota controller: cannot read the nodes' meminfo: %s",
-		    strerror(-o->meminfo_err));
+		    io_strerror(o->meminfo_err));
 		d->a[d->n - 1].limit = LIMIT_CONTROL;
 		return;
 	}
@@ -239,7 +240,7 @@ void decide_replan(const struct decide_input *in, struct decision *d)
 	d->next = RC_RUNNING;
 	if (o->topo_err) {
 		say(d, LOG_WARNING, "memory changed, but the topology cannot be read: %s (%s)", o->topo_why,
-		    strerror(-o->topo_err));
+		    io_strerror(o->topo_err));
 		return;
 	}
 	/* Whatever comes of it, this memory layout has been dealt with. */

@@ -66,7 +66,7 @@ static int fail_read(struct reader *rd, int r, const char *path)
 		return fail(rd, r, path, "missing (%s)", strerror(-r));
 	if (r == -E2BIG)
 		return fail(rd, r, path, "unexpectedly large, not a kernel file?");
-	return fail(rd, r, path, "cannot read: %s", strerror(-r));
+	return fail(rd, r, path, "cannot read: %s", io_strerror(r));
 }
 
 static int read_file(struct reader *rd, const char *path, char *buf, size_t size)

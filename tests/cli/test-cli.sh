@@ -11,16 +11,6 @@ golden_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-root() { # fixture [kernel] -> fresh copy with an empty DAMON admin dir and that kernel's BTF
-	local d=$tmp/root-$1
-	rm -rf "$d"
-	cp -a "$fix/$1" "$d"
-	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds" "$d/sys/kernel/btf"
-	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
-	cp "$fix/btf/${2:-6.17}.btf" "$d/sys/kernel/btf/vmlinux"
-	echo "$d"
-}
-
 printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
 
 check_exit help 0 "$bin" --help
@@ -55,7 +45,7 @@ check_exit missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-co
 expect_in missing-config "$tmp/err" "nope.conf"
 
 # --dry-run: the full plan for the VM topology, and nothing written.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
 check_exit dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
@@ -70,34 +60,34 @@ fi
 expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
 expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
 # The kernel's features decide the files: 6.12 has filters/ without allow.
-r=$(root vm-2node 6.12)
+r=$(fixture_root vm-2node 6.12)
 check_exit dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-612-filter "$tmp/out" "schemes/0/filters/0/matching N"
 cp "$tmp/out" "$tmp/plan612"
 check_exit dry-run-612-no-ops-filters 1 grep -q ops_filters "$tmp/plan612"
 # No BTF: the features are assumed, and the dry run warns.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 rm "$r/sys/kernel/btf/vmlinux"
 check_exit dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
-r=$(root one-node)
+r=$(fixture_root one-node)
 check_exit one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in one-node-msg "$tmp/err" "nothing to tier"
 
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 rm -rf "$r/sys/kernel/mm/damon"
 check_exit no-damon 3 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in no-damon-msg "$tmp/err" "CONFIG_DAMON_SYSFS"
 
-r=$(root broken-meminfo)
+r=$(fixture_root broken-meminfo)
 check_exit broken-topology 1 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in broken-topology-msg "$tmp/err" "meminfo"
 
 check_exit bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
 
 # --dry-run never waits: a blocked start is reported with status 4.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
 echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
@@ -107,7 +97,7 @@ expect_in dry-run-blocked-msg "$tmp/err" "kdamond 0 (pid 4242) is running"
 check_exit short-c-missing 2 "$bin" -c"$tmp/nope.conf" --check-config
 
 # A second instance is refused by the lock (the first holds it while blocked).
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
 echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"

@@ -74,6 +74,19 @@ expect_not_in() {
 	fi
 }
 
+# fixture_root FIXTURE [KERNEL]: a fresh copy of tests/fixtures/FIXTURE (from
+# $fix) under $tmp, with an empty DAMON admin directory and KERNEL's BTF
+# (default 6.17), for --sysfs-root; prints its path.
+fixture_root() {
+	local d=${tmp:?}/root-$1
+	rm -rf "$d"
+	cp -a "${fix:?}/$1" "$d"
+	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds" "$d/sys/kernel/btf"
+	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+	cp "$fix/btf/${2:-6.17}.btf" "$d/sys/kernel/btf/vmlinux"
+	echo "$d"
+}
+
 # --- VM tests (tests/vm, tests/bench) ------------------------------------------
 # vm_binaries: sets daemon and workload, the binaries the guests run:
 # $DAMON_TIERD and $WORKLOAD, by default from build/ under $top.

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Hostile inputs from the command line: nothing hangs and nothing is
+# silently misread.  FIFOs in place of the config, a drop-in or a kernel
+# file; config text that inih alone would misread; broken sysfs/procfs
+# fixtures whose fallbacks must be said.  Every run that could block is
+# under timeout, so a regression fails here instead of hanging the suite.
+# Never touches the real /sys.
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+
+bin=${DAMON_TIERD:?}
+fix=${FIXTURES_DIR:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A blocked open() would wait for ever: a few seconds is plenty.  A daemon
+# stuck in open() has SIGTERM blocked (signalfd): -k kills it.
+to=(timeout -k 5 10)
+
+printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
+
+# --- FIFOs ---------------------------------------------------------------------
+mkfifo "$tmp/fifo.conf"
+check_exit fifo-check-config 2 "${to[@]}" "$bin" --config "$tmp/fifo.conf" --check-config
+expect_in fifo-check-config-msg "$tmp/err" "fifo.conf: not a regular file but a FIFO"
+# ExecReload= runs this.
+check_exit fifo-reload-check 2 "${to[@]}" "$bin" --config "$tmp/fifo.conf" --check-config --quiet
+r=$(fixture_root vm-2node)
+check_exit fifo-dry-run 2 "${to[@]}" "$bin" --config "$tmp/fifo.conf" --sysfs-root "$r" --dry-run
+check_exit fifo-start 2 "${to[@]}" "$bin" --config "$tmp/fifo.conf" --sysfs-root "$r" --foreground
+expect_in fifo-start-msg "$tmp/err" "not a regular file but a FIFO"
+
+cp "$tmp/ok.conf" "$tmp/dropin.conf"
+mkdir "$tmp/dropin.conf.d"
+mkfifo "$tmp/dropin.conf.d/10-fifo.conf"
+check_exit fifo-dropin 2 "${to[@]}" "$bin" --config "$tmp/dropin.conf" --check-config
+expect_in fifo-dropin-msg "$tmp/err" "10-fifo.conf: not a regular file but a FIFO"
+
+r=$(fixture_root vm-2node)
+rm "$r/sys/devices/system/node/node1/meminfo"
+mkfifo "$r/sys/devices/system/node/node1/meminfo"
+check_exit fifo-meminfo 1 "${to[@]}" "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+expect_in fifo-meminfo-msg "$tmp/err" "/sys/devices/system/node/node1/meminfo: cannot read: not a regular file"
+
+# A reload (SIGHUP) of a daemon whose config became a FIFO: refused, the
+# daemon goes on and stops on SIGTERM.  A foreign kdamond keeps it blocked,
+# so it writes nothing.
+r=$(fixture_root vm-2node)
+mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
+echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
+echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
+cp "$tmp/ok.conf" "$tmp/reload.conf"
+"${to[@]}" "$bin" --config "$tmp/reload.conf" --sysfs-root "$r" --foreground 2>"$tmp/daemon.err" &
+daemon=$!
+for _ in $(seq 100); do grep -q "not started by damon-tierd" "$tmp/daemon.err" && break; sleep 0.1; done
+rm "$tmp/reload.conf"
+mkfifo "$tmp/reload.conf"
+kill -HUP "$daemon"
+for _ in $(seq 100); do grep -q "reload.conf: not a regular file" "$tmp/daemon.err" && break; sleep 0.1; done
+expect_in fifo-sighup "$tmp/daemon.err" "reload.conf: not a regular file but a FIFO"
+kill -TERM "$daemon"
+wait "$daemon" && st=0 || st=$?
+if [[ $st == 0 ]]; then ok; else bad "fifo-sighup: daemon exit $st after SIGTERM (124: it hung)"; fi
+
+finish
