@@ -51,16 +51,44 @@ echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
 echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
 cp "$tmp/ok.conf" "$tmp/reload.conf"
-"${to[@]}" "$bin" --config "$tmp/reload.conf" --sysfs-root "$r" --foreground 2>"$tmp/daemon.err" &
+timeout -k 5 30 "$bin" --config "$tmp/reload.conf" --sysfs-root "$r" --foreground 2>"$tmp/daemon.err" &
 daemon=$!
 for _ in $(seq 100); do grep -q "not started by damon-tierd" "$tmp/daemon.err" && break; sleep 0.1; done
 rm "$tmp/reload.conf"
 mkfifo "$tmp/reload.conf"
-kill -HUP "$daemon"
+kill -HUP "$daemon" 2>/dev/null || true
 for _ in $(seq 100); do grep -q "reload.conf: not a regular file" "$tmp/daemon.err" && break; sleep 0.1; done
 expect_in fifo-sighup "$tmp/daemon.err" "reload.conf: not a regular file but a FIFO"
-kill -TERM "$daemon"
+kill -TERM "$daemon" 2>/dev/null || true
 wait "$daemon" && st=0 || st=$?
 if [[ $st == 0 ]]; then ok; else bad "fifo-sighup: daemon exit $st after SIGTERM (124: it hung)"; fi
+
+# --- config text that inih alone misreads ------------------------------------
+# Each was accepted as "valid" with every key at its default.
+printf '[daemon]\rinterval = 10s\rstatus_interval = 2min\r' >"$tmp/cr.conf"
+check_exit cr-only 2 "$bin" --config "$tmp/cr.conf" --check-config
+expect_in cr-only-msg "$tmp/err" "cr.conf:1: carriage return inside a line"
+printf '[daemon] interval = 10s\n' >"$tmp/oneline.conf"
+check_exit header-and-key 2 "$bin" --config "$tmp/oneline.conf" --check-config
+expect_in header-and-key-msg "$tmp/err" 'oneline.conf:1: [daemon]: text after the section header (got "interval = 10s")'
+printf '[quota]\nsize = 1G\n[daemon] junk\n' >"$tmp/junk.conf"
+check_exit header-junk 2 "$bin" --config "$tmp/junk.conf" --check-config --quiet
+expect_in header-junk-msg "$tmp/err" 'junk.conf:3: [daemon]: text after the section header (got "junk")'
+# CR LF is fine.
+printf '[daemon]\r\ninterval = 10s\r\n' >"$tmp/crlf.conf"
+check_exit crlf 0 "$bin" --config "$tmp/crlf.conf" --check-config
+expect_in crlf-value "$tmp/out" "daemon.interval = 10s"
+
+# Lines longer than inih's 200-byte buffer: a long comment is fine, a long
+# state_dir gets its own message.
+{
+	printf '[daemon]\n# %s\n' "$(printf '%0400d' 0)"
+	printf 'interval = 10s ; %s\n' "$(printf '%0400d' 0)"
+} >"$tmp/longcomment.conf"
+check_exit long-comment 0 "$bin" --config "$tmp/longcomment.conf" --check-config
+expect_in long-comment-value "$tmp/out" "daemon.interval = 10s"
+printf '[daemon]\nstate_dir = /%s\n' "$(printf '%0300d' 0)" >"$tmp/longpath.conf"
+check_exit long-state-dir 2 "$bin" --config "$tmp/longpath.conf" --check-config
+expect_in long-state-dir-msg "$tmp/err" "longpath.conf:2: [daemon] state_dir: path too long (301 bytes"
 
 finish
