@@ -233,18 +233,21 @@ static int check_header(struct parse_ctx *ctx, const char *line, size_t len)
 }
 
 /*
- * inih's find_chars_or_comment(): the first of `chars` in s, or the start
- * of an inline comment (a ';' after a blank), or the end.
+ * inih's find_chars_or_comment() on s[0, len): the index of the first of
+ * `chars`, or of the start of an inline comment (a ';' after a blank), or
+ * len.
  */
-static char *find_chars_or_comment(char *s, const char *chars)
+static size_t find_chars_or_comment(const char *s, size_t len, const char *chars)
 {
 	bool was_space = false;
+	size_t i;
 
-	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
-		was_space = is_blank(*s);
-		s++;
+	for (i = 0; i < len; i++) {
+		if ((chars && strchr(chars, s[i])) || (was_space && s[i] == ';'))
+			break;
+		was_space = is_blank(s[i]);
 	}
-	return s;
+	return i;
 }
 
 static char *rstrip(char *s)
@@ -259,12 +262,13 @@ static char *rstrip(char *s)
 /*
  * A key line too long for inih's line buffer (a fixed INI_MAX_LINE of 200
  * bytes in the distributions' libinih: a long path, or a long comment after
- * a value), split the way inih splits the short ones and handed to
- * handle_key() directly.  The file's size is then the only limit.
+ * a value), split at `sep` (its '=' or ':') the way inih splits the short
+ * ones and handed to handle_key() directly.  The file's size is then the
+ * only limit.
  */
-static void long_key_line(struct parse_ctx *ctx, const char *line, size_t len)
+static void long_key_line(struct parse_ctx *ctx, const char *line, size_t len, size_t sep)
 {
-	char *copy = malloc(len + 1), *sep, *value;
+	char *copy = malloc(len + 1), *value;
 
 	if (!copy) {
 		config_set_error(&ctx->err, ctx->name, ctx->line, "out of memory");
@@ -273,17 +277,10 @@ static void long_key_line(struct parse_ctx *ctx, const char *line, size_t len)
 	}
 	memcpy(copy, line, len);
 	copy[len] = '\0';
-	sep = find_chars_or_comment(copy, "=:");
-	if (*sep != '=' && *sep != ':') {
-		cannot_parse_error(&ctx->err, ctx->name, ctx->line, line, len);
-		ctx->failed = true;
-		free(copy);
-		return;
-	}
-	*sep = '\0';
-	value = sep + 1;
+	copy[sep] = '\0';
+	value = copy + sep + 1;
 	/* Before the blanks are skipped, as inih does: "key = ;x" is empty. */
-	*find_chars_or_comment(value, NULL) = '\0';
+	value[find_chars_or_comment(value, strlen(value), NULL)] = '\0';
 	while (is_blank(*value))
 		value++;
 	handle_key(ctx, ctx->section, rstrip(copy), rstrip(value));
@@ -306,8 +303,7 @@ static char *read_line(char *str, int num, void *stream)
 {
 	struct parse_ctx *ctx = stream;
 	const char *line = ctx->p, *nl, *cr;
-	char *sep;
-	size_t len;
+	size_t len, sep;
 	int n;
 
 	if (ctx->failed || ctx->p >= ctx->end)
@@ -353,19 +349,20 @@ static char *read_line(char *str, int num, void *stream)
 			snprintf(str, (size_t)num, "[%s]", ctx->section);
 		return str;
 	}
+	/* "key = value" or "key: value"; inih would refuse anything else too,
+	 * but say only the line number. */
+	sep = find_chars_or_comment(line, len, "=:");
+	if (sep == len || line[sep] == ';') {
+		cannot_parse_error(&ctx->err, ctx->name, ctx->line, line, len);
+		ctx->failed = true;
+		return str;
+	}
 	if (len > (size_t)num - 1) {
-		long_key_line(ctx, line, len);
+		long_key_line(ctx, line, len, sep);
 		return str;
 	}
 	memcpy(str, line, len);
 	str[len] = '\0';
-	sep = find_chars_or_comment(str, "=:");
-	if (*sep != '=' && *sep != ':') {
-		/* inih would stop here too, but say only the line number. */
-		cannot_parse_error(&ctx->err, ctx->name, ctx->line, line, len);
-		ctx->failed = true;
-		str[0] = '\0';
-	}
 	return str;
 }
 

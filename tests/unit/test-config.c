@@ -275,6 +275,28 @@ static char *padded(const char *prefix, size_t pad, char c, const char *suffix)
 	return t;
 }
 
+/* Lines of 300 bytes and more: prefix, 300 times pad, suffix. */
+static const struct long_error {
+	const char *prefix;
+	char pad;
+	const char *suffix;
+	unsigned line;
+	const char *needle;
+} long_errors[] = {
+	{ "[daemon]\n\nstate_dir = /", 'p', "\n", 3, "[daemon] state_dir: path too long (301 bytes)" },
+	{ "[daemon]\nstate_dir = /", 'p', "\n", 2, "expected an absolute path shorter than 256 bytes" },
+	{ "[daemon]\ninterval = ", '9', "\n", 2, "[daemon] interval:" },
+	{ "[daemon]\nbogus_key = ", 'x', "\n", 2, "[daemon] bogus_key: unknown key" },
+	{ "[daemon]\n", 'x', "\n", 2, "cannot parse line (got \"xxxx" },
+	{ "[daemon]\n", 'x', "\n", 2, "...\"; expected \"key = value\"" },
+	{ "[daemon]\n = ", 'x', "\n", 2, "missing key name" },
+	{ "state_dir = /", 'x', "\n", 1, "state_dir: key outside any section" },
+	{ "[", 'x', "]\n", 1, "unknown section" },
+	{ "[daemon] ", 'x', "\n", 1, "text after the section header" },
+	{ "[daemon", 'x', "\n", 1, "section header without closing ']' (got \"[daemonxxx" },
+	{ "[daemon]\ninterval = 10s\n", 'x', " = 1\n", 3, "unknown key" },
+};
+
 /* What inih alone misreads: CR line endings, text after a header, and lines
  * longer than its 200-byte buffer. */
 static void test_line_syntax(void **state)
@@ -325,36 +347,13 @@ static void test_line_syntax(void **state)
 	assert_int_equal(strlen(c.state_dir), CONFIG_PATH_MAX - 1);
 	free(t);
 	/* ...and every error gets its own message, at its line. */
-	t = padded("[daemon]\n\nstate_dir = /", 300, 'p', "\n");
-	expect_error(t, 3, "[daemon] state_dir: path too long (301 bytes)", "shorter than 256 bytes", NULL);
-	free(t);
-	t = padded("[daemon]\ninterval = ", 300, '9', "\n");
-	expect_error(t, 2, "[daemon] interval:", NULL);
-	free(t);
-	t = padded("[daemon]\nbogus_key = ", 300, 'x', "\n");
-	expect_error(t, 2, "[daemon] bogus_key: unknown key", NULL);
-	free(t);
-	t = padded("[daemon]\n", 300, 'x', "\n");
-	expect_error(t, 2, "cannot parse line (got \"xxxx", "...\"", NULL);
-	free(t);
-	t = padded("[daemon]\n = ", 300, 'x', "\n");
-	expect_error(t, 2, "missing key name", NULL);
-	free(t);
-	t = padded("state_dir = /", 300, 'x', "\n");
-	expect_error(t, 1, "state_dir: key outside any section", NULL);
-	free(t);
-	t = padded("[", 300, 'x', "]\n");
-	expect_error(t, 1, "unknown section", NULL);
-	free(t);
-	t = padded("[daemon] ", 300, 'x', "\n");
-	expect_error(t, 1, "text after the section header", NULL);
-	free(t);
-	t = padded("[daemon\n", 300, 'x', "\n");
-	expect_error(t, 1, "section header without closing ']'", NULL);
-	free(t);
-	t = padded("[daemon]\ninterval = 10s\n", 300, 'x', " = 1\n");
-	expect_error(t, 3, "unknown key", NULL);
-	free(t);
+	for (size_t i = 0; i < sizeof(long_errors) / sizeof(long_errors[0]); i++) {
+		const struct long_error *e = &long_errors[i];
+
+		t = padded(e->prefix, 300, e->pad, e->suffix);
+		expect_error(t, e->line, e->needle, NULL);
+		free(t);
+	}
 }
 
 /* A key line read by inih and the same line made too long for it by a
