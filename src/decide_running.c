@@ -261,6 +261,7 @@ void decide_replan(const struct decide_input *in, struct decision *d)
 		    in->plan_why ? in->plan_why : "", strerror(-in->plan_err));
 		return;
 	}
+	say_topology_notes(in, &o->tiers, d);
 	say(d, LOG_NOTICE, "node memory changed (memory hotplug); re-planning");
 	d->next = RC_SWITCH;
 }

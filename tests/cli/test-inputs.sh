@@ -9,10 +9,7 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
-bin=${DAMON_TIERD:?}
-fix=${FIXTURES_DIR:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cli_test_setup
 # A blocked open() would wait for ever: a few seconds is plenty.  A daemon
 # stuck in open() has SIGTERM blocked (signalfd): -k kills it.
 to=(timeout -k 5 10)
@@ -62,6 +59,67 @@ expect_in fifo-sighup "$tmp/daemon.err" "reload.conf: not a regular file but a F
 kill -TERM "$daemon" 2>/dev/null || true
 wait "$daemon" && st=0 || st=$?
 if [[ $st == 0 ]]; then ok; else bad "fifo-sighup: daemon exit $st after SIGTERM (124: it hung)"; fi
+
+# --- sysfs/procfs the daemon can do without: said, once ---------------------
+# (Variants of the vm-2node fixture, made here; tests/fixtures/README.md.)
+dry() { # name status root: a dry run of ok.conf against root
+	check_exit "$1" "$2" "${to[@]}" "$bin" --config "$tmp/ok.conf" --sysfs-root "$3" --dry-run
+}
+r=$(fixture_root vm-2node)
+rm "$r/proc/zoneinfo"
+dry no-zoneinfo 0 "$r"
+expect_in no-zoneinfo-msg "$tmp/err" "warning: node0: /proc/zoneinfo is missing: its auto goals leave out the zone high watermarks, so the free goal is 3."
+echo garbage >"$r/proc/zoneinfo"
+dry garbage-zoneinfo 0 "$r"
+expect_in garbage-zoneinfo-msg "$tmp/err" "warning: node0: /proc/zoneinfo lists no zone of this node"
+r=$(fixture_root two-node-no-tiers)
+dry no-memory-tiering 0 "$r"
+expect_in no-memory-tiering-msg "$tmp/err" "warning: /sys/devices/virtual/memory_tiering is missing: the tiers are taken from CPU-less nodes"
+r=$(fixture_root vm-2node)
+rm -r "$r"/sys/devices/virtual/memory_tiering/memory_tier*
+dry empty-memory-tiering 0 "$r"
+expect_in empty-memory-tiering-msg "$tmp/err" "warning: /sys/devices/virtual/memory_tiering has no memory_tierN"
+r=$(fixture_root same-tier-cpuless)
+dry one-kernel-tier 0 "$r"
+expect_in one-kernel-tier-msg "$tmp/err" "(from CPU-less nodes and distances: the kernel puts every memory node into one memory tier)"
+expect_not_in one-kernel-tier-no-warning "$tmp/err" "warning"
+r=$(fixture_root vm-2node)
+ln -s ../../memory/memory9 "$r/sys/devices/system/node/node1/memory9"
+dry dangling-link 0 "$r"
+expect_in dangling-link-msg "$tmp/err" "warning: /sys/devices/system/node/node1/memory9: dangling link (the memory block is gone): left out of node1's address ranges"
+r=$(fixture_root vm-2node)
+ln -s ../../memory/memory4 "$r/sys/devices/system/node/node0/memory4"
+dry overlap 0 "$r"
+expect_in overlap-msg "$tmp/err" "warning: /sys/devices/system/node/node0 and node1: both link the memory at [0x20000000, 0x28000000)"
+
+# --- the right cause and exit status ------------------------------------------
+r=$(fixture_root vm-2node)
+echo zz >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+dry garbage-nr-kdamonds 1 "$r"
+expect_in garbage-nr-kdamonds-msg "$tmp/err" "error: cannot read /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds: unexpected content, not what the kernel writes there"
+expect_not_in garbage-nr-kdamonds-no-retry "$tmp/err" "retrying"
+# A foreign kdamond blocks --once: status 4, and no retry announced.
+r=$(fixture_root vm-2node)
+mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
+echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
+echo 4242 >"$r/sys/kernel/mm/damon/admin/kdamonds/0/pid"
+check_exit once-blocked 4 "${to[@]}" "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --once
+expect_in once-blocked-msg "$tmp/err" "error: kdamond 0 (pid 4242) is running"
+expect_not_in once-blocked-no-retry "$tmp/err" "retrying"
+r=$(fixture_root vm-2node)
+rm "$r"/sys/devices/system/node/node1/memory[0-9]*
+dry no-block-links 1 "$r"
+expect_in no-block-links-msg "$tmp/err" "node1 has memory but no memory block links (memoryN) under /sys/devices/system/node/node1"
+r=$(fixture_root vm-2node)
+for b in 4 5 6 7; do echo offline >"$r/sys/devices/system/memory/memory$b/state"; done
+dry blocks-offline 1 "$r"
+expect_in blocks-offline-msg "$tmp/err" "node1: none of its 4 memory blocks (/sys/devices/system/node/node1/memoryN) is online (4 offline, 0 dangling links)"
+expect_not_in blocks-offline-not-hotplug "$tmp/err" "CONFIG_MEMORY_HOTPLUG"
+r=$(fixture_root vm-2node)
+rm -r "$r/sys/devices/system/memory" "$r"/sys/devices/system/node/node*/memory[0-9]*
+dry no-memory-blocks 3 "$r"
+expect_in no-memory-blocks-msg "$tmp/err" "this kernel has no memory block devices (/sys/devices/system/memory), which give each node's physical address ranges: build it with CONFIG_MEMORY_HOTPLUG"
 
 # --- config text that inih alone misreads ------------------------------------
 # Each was accepted as "valid" with every key at its default.
