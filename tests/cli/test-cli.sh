@@ -5,11 +5,8 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
-bin=${DAMON_TIERD:?}
-fix=${FIXTURES_DIR:?}
+cli_test_setup
 golden_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
 
@@ -18,12 +15,36 @@ expect_in help "$tmp/out" "--sysfs-root DIR"
 expect_in help-exit "$tmp/out" "77 nothing to tier"
 check_exit version 0 "$bin" --version
 expect_in version "$tmp/out" "damon-tierd "
+check_exit version-short 0 "$bin" -V
+expect_in version-short-out "$tmp/out" "damon-tierd "
 check_exit bad-option 2 "$bin" --frobnicate
+# One prefix for every message: the program's name, not argv[0]'s path.
+expect_in bad-option-msg "$tmp/err" "damon-tierd: unknown option '--frobnicate'; try 'damon-tierd --help'."
+check_exit bad-option-short 2 "$bin" -fx
+expect_in bad-option-short-msg "$tmp/err" "damon-tierd: unknown option '-x'"
+check_exit option-without-value 2 "$bin" --config
+expect_in option-without-value-msg "$tmp/err" "damon-tierd: --config needs a value"
+check_exit option-with-value 2 "$bin" --once=yes
+expect_in option-with-value-msg "$tmp/err" "damon-tierd: --once takes no value (got '--once=yes')"
 check_exit stray-arg 2 "$bin" stray
+check_exit empty-config 2 "$bin" --config= --check-config
+expect_in empty-config-msg "$tmp/err" "damon-tierd: --config needs a file name (got an empty one)"
+check_exit empty-config-short 2 "$bin" -c "" --check-config
+check_exit empty-sysfs-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root= --dry-run
+expect_in empty-sysfs-root-msg "$tmp/err" "--sysfs-root needs a directory"
+# The one-shot modes exclude each other.  (A root that does not exist, so
+# that a regression cannot reach this machine's /sys.)
+nowhere=(--config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist")
+check_exit check-config-dry-run 2 "$bin" "${nowhere[@]}" --check-config --dry-run
+expect_in check-config-dry-run-msg "$tmp/err" "damon-tierd: --check-config and --dry-run cannot be combined"
+check_exit check-config-once 2 "$bin" "${nowhere[@]}" --check-config --once
+expect_in check-config-once-msg "$tmp/err" "--check-config and --once cannot be combined"
+check_exit once-dry-run 2 "$bin" "${nowhere[@]}" --once --dry-run
+expect_in once-dry-run-msg "$tmp/err" "--dry-run and --once cannot be combined"
 
 check_exit check-config 0 "$bin" --config "$tmp/ok.conf" --check-config
 expect_in check-config "$tmp/out" "promote.used_goal = auto"
-expect_in check-config-valid "$tmp/err" "configuration is valid"
+expect_in check-config-valid "$tmp/err" "damon-tierd: $tmp/ok.conf + 0 drop-ins: configuration is valid"
 
 printf '[quota]\nsize = 200 parsecs\n' >"$tmp/bad.conf"
 check_exit bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
