@@ -422,8 +422,8 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	if (config_parse_value((enum config_key)k, value, &ctx->m->cfg, what, sizeof(what)) < 0) {
 		if (strchr(value, '#'))
 			hint = "; comments after a value start with ';', '#' only at the start of a line";
-		config_set_error(&ctx->err, ctx->name, line, "[%s] %s: %s (got \"%.64s\"; expected %s%s)",
-				 section, key, what, value, expected, hint);
+		config_set_error(&ctx->err, ctx->name, line, "[%s] %s: %s (got \"%.64s%s\"; expected %s%s)",
+				 section, key, what, value, strlen(value) > 64 ? "..." : "", expected, hint);
 		return 0;
 	}
 

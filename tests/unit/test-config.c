@@ -284,7 +284,7 @@ static const struct long_error {
 	const char *needle;
 } long_errors[] = {
 	{ "[daemon]\n\nstate_dir = /", 'p', "\n", 3, "[daemon] state_dir: path too long (301 bytes)" },
-	{ "[daemon]\nstate_dir = /", 'p', "\n", 2, "expected an absolute path shorter than 256 bytes" },
+	{ "[daemon]\nstate_dir = /", 'p', "\n", 2, "pppp...\"; expected an absolute path shorter than 256 bytes" },
 	{ "[daemon]\ninterval = ", '9', "\n", 2, "[daemon] interval:" },
 	{ "[daemon]\nbogus_key = ", 'x', "\n", 2, "[daemon] bogus_key: unknown key" },
 	{ "[daemon]\n", 'x', "\n", 2, "cannot parse line (got \"xxxx" },
