@@ -193,7 +193,6 @@ void remember_topology(const struct decide_input *in, struct runtime *rt)
 	}
 }
 
-
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
 	for (; *s; s++)
