@@ -39,6 +39,8 @@ struct kdamond_obs {
 	int64_t pid;
 };
 
+/* 0, the read's -errno, or -EBADMSG when a file holds something the kernel
+ * never writes there (not a number, a state other than on/off). */
 int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret);
 int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *ret);
 

@@ -99,6 +99,10 @@ struct runtime {
 	unsigned attempts;        /* consecutive failures, for the backoff */
 	uint64_t blocked_until;   /* no setup or repair before this (CLOCK_MONOTONIC us) */
 	char blocked_reason[512];
+	int blocked_code;         /* --once/--dry-run exit with it: EXIT_CONFLICT when
+	                           * another DAMON user blocks, EXIT_FAILURE_RUNTIME
+	                           * when a read or setup failed */
+	uint64_t notes_said;      /* hash of the topology warnings last said */
 	bool repaired, repair_failed; /* this tick's repairs, and whether one failed */
 	bool ctl_retry;           /* a quota commit failed: tick again soon */
 	uint64_t repairs, errors, ctl_commits;

@@ -29,7 +29,8 @@ int owner_lock(const char *state_dir);
 bool owner_lock_held(const char *state_dir);
 
 /* Load/save/remove state_dir/owner.  Load: -ENOENT if none, -EINVAL if
- * malformed (the caller then owns nothing). Save is atomic (rename). */
+ * malformed or not a regular file (the caller then owns nothing). Save is
+ * atomic (rename). */
 int owner_load(const char *state_dir, struct owner_record *ret);
 int owner_save(const char *state_dir, const struct owner_record *r);
 int owner_remove(const char *state_dir);

@@ -81,6 +81,7 @@ struct plan_calibration {
 	unsigned eff_used_bp, eff_free_bp;
 	bool used_auto, free_auto;
 	uint64_t wmark_high, quota_bytes, mem_total;
+	int wmark_err;       /* 0, or why wmark_high is unknown (numa_node) */
 	/* The daemon controller's levels of this node (quota_ctl.h). */
 	struct qctl_levels levels;
 };
@@ -126,6 +127,10 @@ const char *plan_role_name(enum plan_role r);
 int plan_describe_kdamond(const struct plan_kdamond *kd, char *buf, size_t size);
 /* Pure: line `line` (0, 1, ...) of what calibration i of p means, for the
  * log; -ENOENT past the last line or calibration, -ENOBUFS. */
+/* Pure: the warning of calibration i of p (auto goals made without the
+ * node's zone watermarks, and what that means), or -ENOENT if it needs none;
+ * -ENOBUFS. */
+int plan_calibration_warning(const struct plan *p, unsigned i, char *buf, size_t size);
 int plan_describe_calibration(const struct plan *p, unsigned i, unsigned line, char *buf,
 			      size_t size);
 const char *goal_metric_name(enum goal_metric m);

@@ -7,11 +7,25 @@
  * a leading '/' is skipped).  All functions return 0 or a negative errno and
  * log nothing: the caller knows what the access was for.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define IO_VALUE_MAX 4096
+
+/*
+ * The error (negated) of a read or write whose path is not a regular file: a
+ * FIFO, device or socket where a sysfs or procfs file belongs.  They are
+ * refused without blocking.  No errno means "not a regular file", and the
+ * kernel's files never return this one; io_strerror() says what it means.
+ */
+#define IO_ENOTREG EMEDIUMTYPE
+
+/* strerror(-err), but for -IO_ENOTREG and for -EBADMSG (what readers return
+ * for a file whose content is not what the kernel writes) a message saying
+ * what they mean. */
+const char *io_strerror(int err);
 
 /* Open `path` as the root.  Returns an O_PATH|O_DIRECTORY fd or -errno. */
 int io_root_open(const char *path);

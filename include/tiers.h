@@ -19,6 +19,12 @@ struct tier_map {
 	unsigned nr_tiers;
 	int rank[TOPO_MAX_NODES];      /* by index into topology.nodes; 0 = fastest; -1 = no memory */
 	bool from_kernel;              /* memory_tiering was usable */
+	/* Otherwise why not, e.g. "the kernel puts every memory node into
+	 * memory_tier4"; fallback_warn: memory_tiering is missing or leaves a
+	 * node out, which no kernel of ours does (6.1+), rather than the
+	 * kernel's usual one tier for nodes it knows nothing about. */
+	char fallback[160];
+	bool fallback_warn;
 	unsigned nr_promote;
 	struct migration_pair promote[TIERS_MAX_PAIRS]; /* lower-tier node -> nearest node one tier up */
 	unsigned nr_demote;

@@ -45,7 +45,11 @@ static int read_file(const char *path, char *buf, size_t *ret_len, struct stat *
 	struct stat st;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO in place of a config file would block the open
+	 * until a writer comes (and hang a start, --check-config or a reload);
+	 * opened like this it is refused below as not a regular file.  Reads of
+	 * a regular file do not heed the flag. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT)
@@ -65,7 +69,10 @@ static int read_file(const char *path, char *buf, size_t *ret_len, struct stat *
 	}
 	if (!S_ISREG(st.st_mode)) {
 		r = -EINVAL;
-		config_set_error(err, path, 0, "not a regular file%s", S_ISDIR(st.st_mode) ? " but a directory" : "");
+		config_set_error(err, path, 0, "not a regular file but %s; a config file is a regular file "
+				 "(or a symlink to /dev/null, to mask it)",
+				 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+				 S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 		goto finish;
 	}
 	for (;;) {

@@ -244,7 +244,7 @@ int config_parse_value(enum config_key k, const char *value, struct config *c, c
 			return -EINVAL;
 		}
 		if (len >= CONFIG_PATH_MAX) {
-			snprintf(what, n, "path too long");
+			snprintf(what, n, "path too long (%zu bytes)", len);
 			return -EINVAL;
 		}
 		if (d->suffix && (len <= strlen(d->suffix) || strcmp(value + len - strlen(d->suffix), d->suffix) != 0)) {

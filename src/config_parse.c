@@ -8,6 +8,7 @@
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config_internal.h"
@@ -165,65 +166,203 @@ struct parse_ctx {
 	const char *name;
 	const char *text, *p, *end;
 	unsigned line;       /* the line inih is working on */
+	char section[16];    /* the section inih is in (read_line() saw its header) */
 	uint64_t file_mask;  /* keys this file set: twice in one file is an error */
 	bool failed;
 	struct config_error err;
 };
+
+static int handle_key(void *user, const char *section, const char *key, const char *value);
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v';
+}
+
+/* The error for a line that is no header, key line or comment. */
+static void cannot_parse_error(struct config_error *err, const char *name, unsigned line,
+			       const char *text, size_t len)
+{
+	while (len > 0 && is_blank(text[len - 1]))
+		len--;
+	config_set_error(err, name, line, "cannot parse line (got \"%.*s%s\"; expected \"key = value\", "
+			 "\"[section]\" or a comment starting with '#' or ';')",
+			 (int)(len > 64 ? 64 : len), text, len > 64 ? "..." : "");
+}
+
+/*
+ * A section header, line[0] == '['.  inih takes "[daemon] interval = 10s"
+ * or "[daemon]\rinterval = 10s" as the header alone and drops the rest, so
+ * anything after the ']' but a comment is refused here.  Returns the known
+ * section's name length, or -EINVAL with ctx->err set.
+ */
+static int check_header(struct parse_ctx *ctx, const char *line, size_t len)
+{
+	const char *close = memchr(line, ']', len);
+	const char *rest;
+	char section[64];
+	size_t n, rlen;
+
+	if (!close) {
+		config_set_error(&ctx->err, ctx->name, ctx->line,
+				 "section header without closing ']' (got \"%.*s%s\"; expected \"[section]\")",
+				 (int)(len > 64 ? 64 : len), line, len > 64 ? "..." : "");
+		return -EINVAL;
+	}
+	n = (size_t)(close - line - 1);
+	snprintf(section, sizeof(section), "%.*s", (int)n, line + 1);
+	if (n >= sizeof(section) || !known_section(section)) {
+		unknown_section_error(&ctx->err, ctx->name, ctx->line, section);
+		return -EINVAL;
+	}
+	rest = close + 1;
+	rlen = len - (size_t)(rest - line);
+	while (rlen > 0 && is_blank(*rest)) {
+		rest++;
+		rlen--;
+	}
+	if (rlen > 0 && *rest != ';') {
+		config_set_error(&ctx->err, ctx->name, ctx->line,
+				 "[%s]: text after the section header (got \"%.*s%s\"); each key goes on a line "
+				 "of its own below the header, and a comment after it starts with ';'",
+				 section, (int)(rlen > 64 ? 64 : rlen), rest, rlen > 64 ? "..." : "");
+		return -EINVAL;
+	}
+	memcpy(ctx->section, section, n + 1);
+	return (int)n;
+}
+
+/*
+ * inih's find_chars_or_comment() on s[0, len): the index of the first of
+ * `chars`, or of the start of an inline comment (a ';' after a blank), or
+ * len.
+ */
+static size_t find_chars_or_comment(const char *s, size_t len, const char *chars)
+{
+	bool was_space = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if ((chars && strchr(chars, s[i])) || (was_space && s[i] == ';'))
+			break;
+		was_space = is_blank(s[i]);
+	}
+	return i;
+}
+
+static char *rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && is_blank(s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+/*
+ * A key line too long for inih's line buffer (a fixed INI_MAX_LINE of 200
+ * bytes in the distributions' libinih: a long path, or a long comment after
+ * a value), split at `sep` (its '=' or ':') the way inih splits the short
+ * ones and handed to handle_key() directly.  The file's size is then the
+ * only limit.
+ */
+static void long_key_line(struct parse_ctx *ctx, const char *line, size_t len, size_t sep)
+{
+	char *copy = malloc(len + 1), *value;
+
+	if (!copy) {
+		config_set_error(&ctx->err, ctx->name, ctx->line, "out of memory");
+		ctx->failed = true;
+		return;
+	}
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	copy[sep] = '\0';
+	value = copy + sep + 1;
+	/* Before the blanks are skipped, as inih does: "key = ;x" is empty. */
+	value[find_chars_or_comment(value, strlen(value), NULL)] = '\0';
+	while (is_blank(*value))
+		value++;
+	handle_key(ctx, ctx->section, rstrip(copy), rstrip(value));
+	free(copy);
+}
 
 /*
  * Our own line reader (for ini_parse_stream) rather than ini_parse_string():
  * inih only reports line numbers through its return value, and counting the
  * lines we hand it gives the handler the exact line.  It also strips leading
  * blanks, because inih would otherwise take an indented "key = value" as a
- * continuation of the previous value, and it checks section headers itself,
- * so an unknown section is reported at its header even if it has no keys.
+ * continuation of the previous value; it checks section headers itself, so
+ * an unknown section is reported at its header even if it has no keys and
+ * nothing can follow a header on its line; it refuses a carriage return
+ * inside a line (a file with CR line endings would be one long line to
+ * inih, read as its first header); and it takes over the lines that do not
+ * fit into inih's buffer.
  */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct parse_ctx *ctx = stream;
-	const char *line = ctx->p, *nl;
-	size_t len;
+	const char *line = ctx->p, *nl, *cr;
+	size_t len, sep;
+	int n;
 
 	if (ctx->failed || ctx->p >= ctx->end)
 		return NULL;  /* stop at the first error: only one is reported */
 
 	ctx->line++;
 	nl = memchr(ctx->p, '\n', (size_t)(ctx->end - ctx->p));
-	len = nl ? (size_t)(nl - ctx->p) + 1 : (size_t)(ctx->end - ctx->p);
-	ctx->p += len;
+	len = nl ? (size_t)(nl - ctx->p) : (size_t)(ctx->end - ctx->p);
+	ctx->p += nl ? len + 1 : len;
 
 	if (ctx->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
 		line += 3;
 		len -= 3;
 	}
-	while (len > 0 && (*line == ' ' || *line == '\t')) {
+	if (len > 0 && line[len - 1] == '\r')
+		len--;  /* CR LF */
+	while (len > 0 && is_blank(*line)) {
 		line++;
 		len--;
 	}
-	if (num < 2 || len > (size_t)num - 1) {
-		config_set_error(&ctx->err, ctx->name, ctx->line, "line too long (%zu bytes; at most %d)",
-				 len, num - 2);
+	str[0] = '\0';
+	cr = memchr(line, '\r', len);
+	if (cr) {
+		config_set_error(&ctx->err, ctx->name, ctx->line,
+				 "carriage return inside a line (after \"%.*s\"): a file with CR line endings? "
+				 "Lines must end with LF or CR LF; convert it, e.g. with tr '\\r' '\\n'",
+				 (int)(cr - line > 64 ? 64 : cr - line), line);
 		ctx->failed = true;
-		str[0] = '\0';
+		return str;
+	}
+	if (len == 0 || line[0] == '#' || line[0] == ';')
+		return str;  /* blank or a comment, of any length */
+	if (num < 32) {
+		config_set_error(&ctx->err, ctx->name, ctx->line, "inih's line buffer is only %d bytes", num);
+		ctx->failed = true;
+		return str;
+	}
+	if (line[0] == '[') {
+		n = check_header(ctx, line, len);
+		if (n < 0)
+			ctx->failed = true;
+		else
+			snprintf(str, (size_t)num, "[%s]", ctx->section);
+		return str;
+	}
+	/* "key = value" or "key: value"; inih would refuse anything else too,
+	 * but say only the line number. */
+	sep = find_chars_or_comment(line, len, "=:");
+	if (sep == len || line[sep] == ';') {
+		cannot_parse_error(&ctx->err, ctx->name, ctx->line, line, len);
+		ctx->failed = true;
+		return str;
+	}
+	if (len > (size_t)num - 1) {
+		long_key_line(ctx, line, len, sep);
 		return str;
 	}
 	memcpy(str, line, len);
 	str[len] = '\0';
-
-	if (str[0] == '[') {
-		const char *close = strchr(str, ']');
-
-		if (close) {
-			char section[64];
-
-			snprintf(section, sizeof(section), "%.*s", (int)(close - str - 1), str + 1);
-			if (!known_section(section)) {
-				unknown_section_error(&ctx->err, ctx->name, ctx->line, section);
-				ctx->failed = true;
-				str[0] = '\0';
-			}
-		}
-	}
 	return str;
 }
 
@@ -283,8 +422,8 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	if (config_parse_value((enum config_key)k, value, &ctx->m->cfg, what, sizeof(what)) < 0) {
 		if (strchr(value, '#'))
 			hint = "; comments after a value start with ';', '#' only at the start of a line";
-		config_set_error(&ctx->err, ctx->name, line, "[%s] %s: %s (got \"%.64s\"; expected %s%s)",
-				 section, key, what, value, expected, hint);
+		config_set_error(&ctx->err, ctx->name, line, "[%s] %s: %s (got \"%.64s%s\"; expected %s%s)",
+				 section, key, what, value, strlen(value) > 64 ? "..." : "", expected, hint);
 		return 0;
 	}
 
@@ -295,27 +434,6 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	ctx->m->key_seq[k] = ++ctx->m->seq;
 	ctx->failed = false;
 	return 1;
-}
-
-/* Line n (1-based) of text, for messages about lines inih rejected. */
-static void get_line(const char *text, const char *end, unsigned n, char *buf, size_t size)
-{
-	const char *p = text, *nl;
-	size_t len;
-
-	for (; n > 1 && p < end; n--) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		p = nl ? nl + 1 : end;
-	}
-	nl = memchr(p, '\n', (size_t)(end - p));
-	len = (nl ? (size_t)(nl - p) : (size_t)(end - p));
-	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
-		len--;
-	while (len > 0 && (*p == ' ' || *p == '\t')) {
-		p++;
-		len--;
-	}
-	snprintf(buf, size, "%.*s", (int)(len > 64 ? 64 : len), p);
 }
 
 int config_parse_text(struct config_merge *m, const char *text, size_t len, const char *name,
@@ -340,18 +458,9 @@ int config_parse_text(struct config_merge *m, const char *text, size_t len, cons
 		config_set_error(err, name, 0, "out of memory while parsing");
 		return -ENOMEM;
 	}
-	if (r > 0 && (!ctx.failed || (unsigned)r < ctx.err.line)) {
-		/* A line inih itself rejected, before any error of ours. */
-		char text_line[80];
-
-		get_line(text, text + len, (unsigned)r, text_line, sizeof(text_line));
-		if (text_line[0] == '[')
-			config_set_error(err, name, (unsigned)r,
-					 "section header without closing ']' (got \"%s\"; expected \"[section]\")", text_line);
-		else
-			config_set_error(err, name, (unsigned)r,
-					 "cannot parse line (got \"%s\"; expected \"key = value\", \"[section]\" "
-					 "or a comment starting with '#' or ';')", text_line);
+	if (r > 0 && !ctx.failed) {
+		/* read_line() hands inih only lines it accepts. */
+		config_set_error(err, name, (unsigned)r, "cannot parse line");
 		return -EINVAL;
 	}
 	if (ctx.failed) {

@@ -13,6 +13,7 @@
 #include "damon_sysfs.h"
 #include "damon_sysfs_internal.h"
 #include "log.h"
+#include "parse.h"
 #include "sysfs_io.h"
 
 void damon_io_init(struct damon_io *io, int root)
@@ -99,8 +100,8 @@ int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret)
 	r = read_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v, sizeof(v));
 	if (r < 0)
 		return r;
-	if (sscanf(v, "%" SCNu64, &n) != 1 || n > 1u << 16)
-		return -EINVAL;
+	if (parse_u64(v, &n) < 0 || n > 1u << 16)
+		return -EBADMSG;
 	*ret = (unsigned)n;
 	return 0;
 }
@@ -122,13 +123,13 @@ int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *re
 	if (strcmp(v, "on") == 0)
 		o.on = true;
 	else if (strcmp(v, "off") != 0)
-		return -EINVAL;
+		return -EBADMSG;
 	snprintf(path, sizeof(path), "%s/pid", dir);
 	r = read_retry(io, path, v, sizeof(v));
 	if (r < 0)
 		return r;
-	if (sscanf(v, "%" SCNd64, &pid) != 1)
-		return -EINVAL;
+	if (parse_s64(v, &pid) < 0)
+		return -EBADMSG;
 	o.pid = pid;
 	*ret = o;
 	return 0;

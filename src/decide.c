@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "kernel_features.h"
 #include "quota_ctl.h"
+#include "sysfs_io.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
 #define DAMON_STAT_ENABLED "/sys/module/damon_stat/parameters/enabled"
@@ -94,14 +95,14 @@ static bool block_foreign(const struct decide_input *in, struct decision *d)
 	const struct observation *o = in->obs;
 
 	if (o->nr_kdamonds > OBS_MAX_KDAMONDS) {
-		block(in, d, "%u kdamonds exist; damon-tierd checks at most %d before it takes over "
+		block(in, d, EXIT_CONFLICT, "%u kdamonds exist; damon-tierd checks at most %d before it takes over "
 		      "nr_kdamonds", o->nr_kdamonds, OBS_MAX_KDAMONDS);
 		return true;
 	}
 	for (unsigned i = 0; i < o->nr_kdamonds; i++) {
 		if (!o->all[i].on || is_ours(&d->rt, i, o->all[i].pid))
 			continue;
-		block(in, d, "kdamond %u (pid %" PRId64 ") is running and was not started by damon-tierd; "
+		block(in, d, EXIT_CONFLICT, "kdamond %u (pid %" PRId64 ") is running and was not started by damon-tierd; "
 		      "the kernel lets nr_kdamonds change only while every kdamond is off, and "
 		      "damon-tierd never stops a kdamond it does not own. Stop it with the tool that "
 		      "started it (e.g. 'damo stop') or 'echo off > /sys/kernel/mm/damon/admin/"
@@ -123,10 +124,10 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 	if (f->set) {
 		rt->failure.set = false;
 		if (f->kind == ACT_SET_NR_KDAMONDS && f->err == -EBUSY)
-			block(in, d, "cannot set /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds: a "
+			block(in, d, EXIT_CONFLICT, "cannot set /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds: a "
 			      "kdamond is running");
 		else
-			block(in, d, "setup failed: %s: %s", f->path, strerror(-f->err));
+			block(in, d, EXIT_FAILURE_RUNTIME, "setup failed: %s: %s", f->path, io_strerror(f->err));
 		return;
 	}
 	/* A record from an earlier run (crash, --once) makes those kdamonds
@@ -141,7 +142,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 	}
 	if (o->topo_err) {
 		exit_with(in, d, EXIT_FAILURE_RUNTIME, LOG_ERR, "cannot read the NUMA topology: %s (%s)",
-			  o->topo_why, strerror(-o->topo_err));
+			  o->topo_why, io_strerror(o->topo_err));
 		return;
 	}
 	if (o->tiers_err == -ENODEV) {
@@ -155,9 +156,18 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 			  o->topo_why, strerror(-o->tiers_err));
 		return;
 	}
+	if (in->topo_seen && in->topo_seen->no_memory_blocks) {
+		exit_with(in, d, EXIT_KERNEL, LOG_ERR, "this kernel has no memory block devices "
+			  "(/sys/devices/system/memory), which give each node's physical address ranges: "
+			  "build it with CONFIG_MEMORY_HOTPLUG");
+		return;
+	}
+	say_topology_notes(in, &o->tiers, d);
 	tiers_describe(in->topo_seen, &o->tiers, line, sizeof(line));
-	say(d, LOG_INFO, "found %u memory tiers (%s): %s", o->tiers.nr_tiers,
-	    o->tiers.from_kernel ? "from memory_tiering" : "from CPU-less nodes and distances", line);
+	say(d, LOG_INFO, "found %u memory tiers (%s%s%s): %s", o->tiers.nr_tiers,
+	    o->tiers.from_kernel ? "from memory_tiering" : "from CPU-less nodes and distances",
+	    o->tiers.from_kernel || o->tiers.fallback_warn ? "" : ": ",
+	    o->tiers.from_kernel || o->tiers.fallback_warn ? "" : o->tiers.fallback, line);
 	d->a[d->n - 1].event = "discovery";
 	want = o->tiers.nr_promote + o->tiers.nr_demote;
 	if (want > PLAN_MAX_KDAMONDS) {
@@ -166,7 +176,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 		return;
 	}
 	if (o->host_err) {
-		block(in, d, "cannot read %s: %s", o->host_err_path, strerror(-o->host_err));
+		block(in, d, EXIT_FAILURE_RUNTIME, "cannot read %s: %s", o->host_err_path, io_strerror(o->host_err));
 		return;
 	}
 	if (refuse_policies(in, d) || block_foreign(in, d))
@@ -185,7 +195,7 @@ static void decide_discover(const struct decide_input *in, struct decision *d)
 		stop_ours(d);
 	if (o->mods.mod[DAMON_MOD_STAT].enabled) {
 		if (in->cfg->damon_stat == DAMON_STAT_KEEP) {
-			block(in, d, "damon_stat is enabled and runs an exclusive DAMON context that makes "
+			block(in, d, EXIT_CONFLICT, "damon_stat is enabled and runs an exclusive DAMON context that makes "
 			      "every sysfs kdamond fail with EBUSY; the config says damon_stat = keep. Set "
 			      "damon_stat = pause, or write N to " DAMON_STAT_ENABLED);
 			return;
@@ -249,15 +259,15 @@ static void decide_probe(const struct decide_input *in, struct decision *d)
 		/* Kdamonds whose trees cannot be read cannot be checked
 		 * against the plan either. */
 		say(d, LOG_NOTICE, "cannot read the DAMON features from the kdamonds of a previous run "
-		    "(%s: %s); replacing them", o->feat_err_path, strerror(-o->feat_err));
+		    "(%s: %s); replacing them", o->feat_err_path, io_strerror(o->feat_err));
 		d->rt.adopting = false;
 		d->rt.no_adopt = true;
 		d->next = RC_DISCOVER;
 		return;
 	}
 	if (o->feat_err) {
-		block(in, d, "cannot probe the DAMON features (%s): %s", o->feat_err_path,
-		      strerror(-o->feat_err));
+		block(in, d, EXIT_FAILURE_RUNTIME, "cannot probe the DAMON features (%s): %s", o->feat_err_path,
+		      io_strerror(o->feat_err));
 		return;
 	}
 	miss = features_missing(&o->feat);
@@ -288,10 +298,13 @@ static void decide_plan(const struct decide_input *in, struct decision *d)
 			  in->plan_why ? in->plan_why : "", strerror(-in->plan_err));
 		return;
 	}
-	for (unsigned i = 0; i < in->plan->nr_calib; i++)
+	for (unsigned i = 0; i < in->plan->nr_calib; i++) {
 		for (unsigned line = 0; plan_describe_calibration(in->plan, i, line, text, sizeof(text)) == 0;
 		     line++)
 			say(d, LOG_INFO, "%s", text);
+		if (plan_calibration_warning(in->plan, i, text, sizeof(text)) == 0)
+			say(d, LOG_WARNING, "%s", text);
+	}
 	d->next = d->rt.adopting ? RC_ADOPT : RC_APPLY;
 }
 
@@ -363,7 +376,7 @@ static void decide_apply(const struct decide_input *in, struct decision *d)
 		rt->failure.set = false;
 		if (f->kind == ACT_START && f->err == -EBUSY) {
 			stop_ours(d);
-			block(in, d, "kdamond %u: 'on' failed with EBUSY: %s", rt->rec.first + f->kd,
+			block(in, d, EXIT_CONFLICT, "kdamond %u: 'on' failed with EBUSY: %s", rt->rec.first + f->kd,
 			      in->obs->mods.mod[DAMON_MOD_STAT].enabled
 				      ? "damon_stat was re-enabled"
 				      : "another exclusive DAMON user (an in-kernel module or sample) is "
@@ -391,9 +404,10 @@ static void decide_apply(const struct decide_input *in, struct decision *d)
 
 static void decide_blocked(const struct decide_input *in, struct decision *d)
 {
-	/* --once and --dry-run report and stop; the daemon waits. */
+	/* --once and --dry-run stop (block() said why); the daemon waits. */
 	if (in->once || in->fresh) {
-		exit_with(in, d, EXIT_CONFLICT, LOG_INFO, NULL);
+		exit_with(in, d, in->rt->blocked_code ? in->rt->blocked_code : EXIT_CONFLICT, LOG_INFO,
+			  NULL);
 		return;
 	}
 	d->next = in->now >= in->rt->blocked_until ? RC_DISCOVER : RC_BLOCKED;

@@ -114,16 +114,25 @@ void exit_with(const struct decide_input *in, struct decision *d, int code, int 
 	d->next = RC_DONE;
 }
 
-void block(const struct decide_input *in, struct decision *d, const char *fmt, ...)
+void block(const struct decide_input *in, struct decision *d, int code, const char *fmt, ...)
 {
 	struct runtime *rt = &d->rt;
-	struct action *a = act(d, ACT_BLOCK);
+	struct action *a;
 	uint64_t delay;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(rt->blocked_reason, sizeof(rt->blocked_reason), fmt, ap);
 	va_end(ap);
+	rt->blocked_code = code;
+	if (in->once || in->fresh) {
+		/* No retry to announce: BLOCKED exits with the code. */
+		say(d, LOG_ERR, "%s", rt->blocked_reason);
+		rt->blocked_until = in->now;
+		d->next = RC_BLOCKED;
+		return;
+	}
+	a = act(d, ACT_BLOCK);
 	delay = decide_backoff_usec(++rt->attempts);
 	rt->blocked_until = in->now + delay;
 	a->value = delay;
@@ -188,3 +197,36 @@ void remember_topology(const struct decide_input *in, struct runtime *rt)
 	}
 }
 
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return (h ^ 0xff) * UINT64_C(0x100000001b3);  /* the end of each string counts */
+}
+
+void say_topology_notes(const struct decide_input *in, const struct tier_map *m, struct decision *d)
+{
+	const struct topology *t = in->topo_seen;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	char tiers[sizeof(m->fallback) + 128] = "";
+
+	if (!t)
+		return;
+	if (m && m->fallback_warn)
+		snprintf(tiers, sizeof(tiers), "%s: the tiers are taken from CPU-less nodes and their "
+			 "distances instead of the kernel's memory tiers", m->fallback);
+	h = fnv1a(h, tiers);
+	for (unsigned i = 0; i < t->nr_notes && i < TOPO_MAX_NOTES; i++)
+		h = fnv1a(h, t->notes[i]);
+	/* Discovery repeats with every retry while blocked: say it once. */
+	if (h == d->rt.notes_said)
+		return;
+	d->rt.notes_said = h;
+	if (tiers[0])
+		say(d, LOG_WARNING, "%s", tiers);
+	for (unsigned i = 0; i < t->nr_notes && i < TOPO_MAX_NOTES; i++)
+		say(d, LOG_WARNING, "%s", t->notes[i]);
+	if (t->nr_notes_dropped)
+		say(d, LOG_WARNING, "%u more warnings like these about the memory blocks are left out",
+		    t->nr_notes_dropped);
+}

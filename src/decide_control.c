@@ -17,6 +17,7 @@
 #include "decide_internal.h"
 #include "exchange.h"
 #include "quota_ctl.h"
+#include "sysfs_io.h"
 
 /* The yield gain of kdamond i after this tick's charge counters (copied by
  * refresh_ms, late on 6.17: counters that did not move keep the gain, and
@@ -33,7 +34,7 @@ static unsigned measure_gain(const struct decide_input *in, struct decision *d, 
 		r->tried = UINT64_MAX;
 		d->rt.errors++;
 		say(d, LOG_WARNING, "quota controller: cannot read %s (%s); kdamond %u's quota keeps its "
-		    "last yield gain", k->failed_path, strerror(-k->charge_err), d->rt.rec.first + i);
+		    "last yield gain", k->failed_path, io_strerror(k->charge_err), d->rt.rec.first + i);
 		d->a[d->n - 1].limit = LIMIT_CONTROL;
 		return r->gain;
 	}
@@ -71,7 +72,7 @@ static void measure_hist(const struct decide_input *in, struct decision *d, unsi
 		r->hist_prev_ok = false;
 		d->rt.errors++;
 		say(d, LOG_WARNING, "exchange: cannot read %s (%s); kdamond %u keeps its last histogram",
-		    k->failed_path, strerror(-k->hist_err), d->rt.rec.first + i);
+		    k->failed_path, io_strerror(k->hist_err), d->rt.rec.first + i);
 		d->a[d->n - 1].limit = LIMIT_CONTROL;
 		return;
 	}
@@ -208,7 +209,7 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 	if (o->meminfo_err) {
 		rt->errors++;
 		say(d, LOG_WARNING, "quota controller: cannot read the nodes' meminfo: %s",
-		    strerror(-o->meminfo_err));
+		    io_strerror(o->meminfo_err));
 		d->a[d->n - 1].limit = LIMIT_CONTROL;
 		return;
 	}

@@ -11,9 +11,15 @@ struct action *act(struct decision *d, enum action_kind kind);
 void act_text(struct action *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append an ACT_LOG. */
 void say(struct decision *d, int prio, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* ACT_BLOCK with the next backoff; d->next = RC_BLOCKED. */
-void block(const struct decide_input *in, struct decision *d, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* ACT_BLOCK with the next backoff; d->next = RC_BLOCKED.  --once and
+ * --dry-run do not wait: they log the reason as an error and exit with
+ * `code` (EXIT_CONFLICT: another DAMON user; EXIT_FAILURE_RUNTIME: a read or
+ * setup failed). */
+void block(const struct decide_input *in, struct decision *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Warn about what the topology and tier map could do without (topology
+ * notes, a memory_tiering fallback), unless the same was said last time. */
+void say_topology_notes(const struct decide_input *in, const struct tier_map *m, struct decision *d);
 /* Release (unless code is EXIT_OK) and ACT_EXIT; fmt may be NULL; d->next = RC_DONE. */
 void exit_with(const struct decide_input *in, struct decision *d, int code, int prio,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));

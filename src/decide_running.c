@@ -16,6 +16,7 @@
 #include "decide_internal.h"
 #include "exit_codes.h"
 #include "quota_ctl.h"
+#include "sysfs_io.h"
 
 /* Node memory differs from what the plan was made from: memory hotplug. */
 static bool hotplugged(const struct observation *o, const struct runtime *rt)
@@ -72,7 +73,7 @@ static void supervise(const struct decide_input *in, struct decision *d, bool *r
 
 		if (k->st.err) {
 			rt->errors++;
-			say(d, LOG_WARNING, "cannot read %s: %s", k->failed_path, strerror(-k->st.err));
+			say(d, LOG_WARNING, "cannot read %s: %s", k->failed_path, io_strerror(k->st.err));
 			d->a[d->n - 1].limit = LIMIT_SUPERVISE;
 			continue;
 		}
@@ -163,7 +164,7 @@ void decide_replan(const struct decide_input *in, struct decision *d)
 	d->next = RC_RUNNING;
 	if (o->topo_err) {
 		say(d, LOG_WARNING, "memory changed, but the topology cannot be read: %s (%s)", o->topo_why,
-		    strerror(-o->topo_err));
+		    io_strerror(o->topo_err));
 		return;
 	}
 	/* Whatever comes of it, this memory layout has been dealt with. */
@@ -184,6 +185,7 @@ void decide_replan(const struct decide_input *in, struct decision *d)
 		    in->plan_why ? in->plan_why : "", strerror(-in->plan_err));
 		return;
 	}
+	say_topology_notes(in, &o->tiers, d);
 	say(d, LOG_NOTICE, "node memory changed (memory hotplug); re-planning");
 	d->next = RC_SWITCH;
 }

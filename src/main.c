@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +51,10 @@ static void help(void)
 	       "      --once             apply the plan, leave the kdamonds running, exit\n"
 	       "  -v, --verbose          debug logging\n"
 	       "  -h, --help             this help\n"
-	       "      --version          print the version\n"
+	       "  -V, --version          print the version\n"
 	       "\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 bad usage or configuration,\n"
-	       "3 the kernel lacks a DAMON feature, 4 another DAMON user blocks us,\n"
+	       "3 the kernel lacks a required feature, 4 another DAMON user blocks us,\n"
 	       "5 another instance runs, 77 nothing to tier (one node or one tier).\n"
 	       "\n"
 	       "Configuration search path: the first found of\n"
@@ -62,6 +63,75 @@ static void help(void)
 	       "  /usr/local/lib/damon-tierd.conf\n"
 	       "  /usr/lib/damon-tierd.conf\n"
 	       "then the *.conf drop-ins in the damon-tierd.conf.d/ directories beside them.\n");
+}
+
+/* A bad command line: one line on stderr with the program's name, as every
+ * message has, and the pointer to --help.  Returns -EINVAL. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("damon-tierd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; try 'damon-tierd --help'.\n", stderr);
+	return -EINVAL;
+}
+
+/* What getopt_long() refused (c is '?' or ':'), said by name: `arg` is the
+ * argument it stopped at, "--name[=value]" or "-xyz". */
+static int bad_option(int c, const char *arg, const struct option *longopts)
+{
+	if (strncmp(arg, "--", 2) == 0) {
+		size_t n = strcspn(arg + 2, "=");
+		const struct option *lo, *found = NULL;
+		unsigned matches = 0;
+
+		/* getopt_long() takes a unique prefix of a name, too. */
+		for (lo = longopts; lo->name; lo++) {
+			if (strncmp(lo->name, arg + 2, n) != 0)
+				continue;
+			if (strlen(lo->name) == n) {
+				found = lo;
+				matches = 1;
+				break;
+			}
+			found = lo;
+			matches++;
+		}
+		if (matches > 1)
+			return usage_error("ambiguous option '--%.*s'", (int)n, arg + 2);
+		if (!found)
+			return usage_error("unknown option '--%.*s'", (int)n, arg + 2);
+		lo = found;
+		if (c == ':')
+			return usage_error("--%s needs a value", lo->name);
+		return usage_error("--%s takes no value (got '%s')", lo->name, arg);
+	}
+	if (c == ':')
+		return usage_error("-%c needs a value", optopt);
+	return usage_error("unknown option '-%c'", optopt);
+}
+
+/* The one-shot modes are different runs: at most one of them. */
+static int check_modes(const struct options *o)
+{
+	const char *modes[3];
+	unsigned n = 0;
+
+	if (o->check_config)
+		modes[n++] = "--check-config";
+	if (o->dry_run)
+		modes[n++] = "--dry-run";
+	if (o->once)
+		modes[n++] = "--once";
+	if (n > 1)
+		return usage_error("%s and %s cannot be combined: --check-config only validates the "
+				   "configuration, --dry-run only prints the writes, --once applies them; "
+				   "run one of them", modes[0], modes[1]);
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -82,17 +152,25 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{}
 	};
-	int c;
+	int c, r;
 
-	while ((c = getopt_long(argc, argv, "c:fvqh", longopts, NULL)) >= 0) {
+	/* getopt's own messages would start with argv[0], a path. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:fvqhV", longopts, NULL)) >= 0) {
 		switch (c) {
 		case 'c':
+			if (!*optarg)
+				return usage_error("--config needs a file name (got an empty one)");
 			o->config_path = optarg;
 			break;
 		case OPT_ROOT:
+			if (!*optarg)
+				return usage_error("--sysfs-root needs a directory (got an empty one)");
 			o->sysfs_root = optarg;
 			break;
 		case OPT_CONFIG_ROOT:
+			if (!*optarg)
+				return usage_error("--config-root needs a directory (got an empty one)");
 			o->config_root = optarg;
 			break;
 		case 'f':
@@ -116,37 +194,31 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'h':
 			help();
 			exit(EXIT_OK);
+		case 'V':
 		case OPT_VERSION:
 			printf("damon-tierd " PACKAGE_VERSION "\n");
 			exit(EXIT_OK);
 		default:
-			fprintf(stderr, "Try 'damon-tierd --help'.\n");
-			return -EINVAL;
+			return bad_option(c, argv[optind - 1], longopts);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "damon-tierd: unexpected argument '%s'; try 'damon-tierd --help'.\n",
-			argv[optind]);
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	r = check_modes(o);
+	if (r < 0)
+		return r;
 	/* ExecReload= runs --check-config --quiet: the verdict is the exit
 	 * status, and the journal gets the errors only. */
-	if (o->quiet && !o->check_config) {
-		fprintf(stderr, "damon-tierd: --quiet applies to --check-config only.\n");
-		return -EINVAL;
-	}
-	if (o->config_root && o->config_path) {
-		fprintf(stderr, "damon-tierd: --config-root applies to the search path only; "
-			"drop --config or --config-root.\n");
-		return -EINVAL;
-	}
+	if (o->quiet && !o->check_config)
+		return usage_error("--quiet applies to --check-config only");
+	if (o->config_root && o->config_path)
+		return usage_error("--config-root applies to the search path only; drop --config or "
+				   "--config-root");
 	/* A SIGHUP reload reads the real search path (the reconciler only
 	 * knows config_path), so the test root is for one-shot modes only. */
-	if (o->config_root && !(o->check_config || o->dry_run || o->once)) {
-		fprintf(stderr, "damon-tierd: --config-root is for tests: use it with --check-config, "
-			"--dry-run or --once.\n");
-		return -EINVAL;
-	}
+	if (o->config_root && !(o->check_config || o->dry_run || o->once))
+		return usage_error("--config-root is for tests: use it with --check-config, --dry-run "
+				   "or --once");
 	return 0;
 }
 
@@ -288,7 +360,7 @@ int main(int argc, char **argv)
 		fputs(buf, stdout);
 		if (buf[0] && buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stdout);
-		fprintf(stderr, "%s + %u drop-in%s: configuration is valid\n",
+		fprintf(stderr, "damon-tierd: %s + %u drop-in%s: configuration is valid\n",
 			origins.main_file[0] ? origins.main_file : "no main file", origins.nr_dropins,
 			origins.nr_dropins == 1 ? "" : "s");
 		return EXIT_OK;

@@ -72,7 +72,8 @@ bool owner_lock_held(const char *state_dir)
 
 	if (state_path(path, sizeof(path), state_dir, "lock") < 0)
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in its place must not block "status". */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
@@ -86,15 +87,27 @@ int owner_load(const char *state_dir, struct owner_record *ret)
 	struct owner_record rec = {};
 	char path[300], line[256];
 	unsigned seen = 0, npids = 0;
+	struct stat st;
 	FILE *f;
-	int r;
+	int fd, r;
 
 	r = state_path(path, sizeof(path), state_dir, "owner");
 	if (r < 0)
 		return r;
-	f = fopen(path, "re");
-	if (!f)
+	/* Not a regular file (a FIFO would block the open): not a record. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned u;
 		uint64_t h;

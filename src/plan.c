@@ -66,6 +66,7 @@ void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes, uint64_t
 		.used_auto = c->promote_used.automatic,
 		.free_auto = c->demote_free.automatic,
 		.wmark_high = fast->have_wmarks ? fast->wmark_high : 0,
+		.wmark_err = fast->have_wmarks ? 0 : fast->wmark_err ? fast->wmark_err : -ENODATA,
 		.quota_bytes = quota_bytes,
 		.mem_total = fast->mem_total,
 	};
@@ -154,11 +155,19 @@ static struct window calibrate_window(const struct numa_node *fast, const struct
 
 static int fill_ranges(const struct numa_node *n, struct plan_kdamond *kd, char *err, size_t errlen)
 {
+	if (n->nr_ranges == 0 && n->nr_blocks == 0) {
+		snprintf(err, errlen,
+			 "node%d has memory but no memory block links (memoryN) under "
+			 "/sys/devices/system/node/node%d: its physical address ranges are unknown",
+			 n->nid, n->nid);
+		return -ENODATA;
+	}
 	if (n->nr_ranges == 0) {
 		snprintf(err, errlen,
-			 "node%d has no memory block links under /sys/devices/system/node/node%d "
-			 "(kernel without CONFIG_MEMORY_HOTPLUG?): its physical address ranges are unknown",
-			 n->nid, n->nid);
+			 "node%d: none of its %u memory blocks (/sys/devices/system/node/node%d/memoryN) "
+			 "is online (%u offline, %u dangling links): no physical address range to "
+			 "monitor; online its memory (/sys/devices/system/memory/memoryN/state)",
+			 n->nid, n->nr_blocks, n->nid, n->nr_offline, n->nr_dangling);
 		return -ENODATA;
 	}
 	if (n->nr_ranges > PLAN_MAX_RANGES) {
@@ -468,22 +477,41 @@ int plan_describe_kdamond(const struct plan_kdamond *kd, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENOBUFS : 0;
 }
 
-int plan_describe_calibration(const struct plan *p, unsigned i, unsigned line, char *buf,
-			      size_t size)
+int plan_calibration_warning(const struct plan *p, unsigned i, char *buf, size_t size)
 {
 	const struct plan_calibration *c = &p->calib[i];
 	int n;
 
+	if (i >= p->nr_calib || !c->wmark_err || !c->free_auto)
+		return -ENOENT;
+	n = snprintf(buf, size, "node%d: %s: its auto goals leave out the zone high watermarks, so the "
+			       "free goal is %.2f%% instead of also covering them, and promotion into node%d "
+			       "can fail while its free memory is below them; pin [demote] free_goal to set "
+			       "it yourself",
+		     c->nid, c->wmark_err == -ENOENT ? "/proc/zoneinfo is missing"
+		     : "/proc/zoneinfo lists no zone of this node", c->eff_free_bp / 100.0, c->nid);
+	return n < 0 || (size_t)n >= size ? -ENOBUFS : 0;
+}
+
+int plan_describe_calibration(const struct plan *p, unsigned i, unsigned line, char *buf,
+			      size_t size)
+{
+	const struct plan_calibration *c = &p->calib[i];
+	char wmarks[32] = "unknown";
+	int n;
+
 	if (i >= p->nr_calib)
 		return -ENOENT;
+	if (!c->wmark_err)
+		snprintf(wmarks, sizeof(wmarks), "%" PRIu64 " MiB", c->wmark_high >> 20);
 	if (line == 0)
 		n = snprintf(buf, size, "node%d goals: free %.2f%% (configured %s%.2f%%), used %.2f%% "
-				       "(configured %s%.2f%%); zone high watermarks %" PRIu64 " MiB, "
+				       "(configured %s%.2f%%); zone high watermarks %s, "
 				       "promotion quota %" PRIu64 " MiB per window, node %" PRIu64 " MiB",
 			     c->nid, c->eff_free_bp / 100.0, c->free_auto ? "auto, seed " : "",
 			     c->cfg_free_bp / 100.0, c->eff_used_bp / 100.0,
-			     c->used_auto ? "auto, seed " : "", c->cfg_used_bp / 100.0,
-			     c->wmark_high >> 20, c->quota_bytes >> 20, c->mem_total >> 20);
+			     c->used_auto ? "auto, seed " : "", c->cfg_used_bp / 100.0, wmarks,
+			     c->quota_bytes >> 20, c->mem_total >> 20);
 	else if (line == 1 && p->nr_kdamonds > 0 && p->kd[0].scheme.daemon_quota)
 		n = snprintf(buf, size, "node%d quota controller: demotion keeps %" PRIu64 " MiB free, "
 				       "promotion may fill down to %" PRIu64 " MiB free",

@@ -69,15 +69,63 @@ static size_t strip_newlines(char *buf, size_t len)
 	return len;
 }
 
+/*
+ * openat() for a regular file only.  Sysfs attributes and procfs files are
+ * regular files; anything else in their place (a FIFO, a device, a socket in
+ * a captured tree or under a wrong --sysfs-root) could block the open or the
+ * read for ever.  O_NONBLOCK keeps the open of a FIFO from waiting for a
+ * writer; it is cleared again once the file is known to be regular, so
+ * reads and writes behave as without it.
+ */
+static int open_regular(int root, const char *path, int flags)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = openat(root, path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -IO_ENOTREG;
+		goto fail;
+	}
+	/* F_SETFL ignores the access mode and O_TRUNC: this clears O_NONBLOCK. */
+	if (fcntl(fd, F_SETFL, flags) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return r;
+}
+
+const char *io_strerror(int err)
+{
+	if (err == -IO_ENOTREG)
+		return "not a regular file (a FIFO, device or socket in place of the kernel's file)";
+	if (err == -EBADMSG)
+		return "unexpected content, not what the kernel writes there";
+	return strerror(err < 0 ? -err : err);
+}
+
 static int read_file(int root, const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	char extra;
 	int fd, r;
 
-	fd = openat(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open_regular(root, path, O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read_all(fd, buf, size - 1);
 	if (n < 0) {
 		r = (int)n;
@@ -120,9 +168,9 @@ int io_read_alloc(int root, const char *path, char **ret, size_t max)
 
 	if (!p || !ret || max == 0 || max > INT32_MAX)
 		return -EINVAL;
-	fd = openat(root, p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open_regular(root, p, O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 
 	/* procfs files report st_size 0, so grow as we go. */
 	cap = max + 1 < 16384 ? max + 1 : 16384;
@@ -213,9 +261,9 @@ int io_file_write(int root, const char *path, const char *value)
 	/* No O_CREAT: a missing attribute means a missing kernel feature and
 	 * must stay -ENOENT.  O_TRUNC is a no-op on sysfs and keeps plain
 	 * files in test trees from keeping a longer old value's tail. */
-	fd = openat(root, p, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	fd = open_regular(root, p, O_WRONLY | O_TRUNC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	len = strlen(value);
 	/* One write(2): sysfs hands each write to the attribute's store()
 	 * separately, so a split value would be parsed as two. */

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define TIERING_DIR "/sys/devices/virtual/memory_tiering"
+
 static int explain(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int explain(char *why, size_t whylen, const char *fmt, ...)
@@ -128,16 +130,29 @@ int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_
 
 	/* Kernel tiers: every memory node must have one, and they must differ. */
 	kernel_usable = t->have_tiers;
+	m.fallback_warn = true;
+	if (t->no_tiering_dir)
+		snprintf(m.fallback, sizeof(m.fallback), TIERING_DIR " is missing");
+	else if (!t->have_tiers)
+		snprintf(m.fallback, sizeof(m.fallback), TIERING_DIR " has no memory_tierN");
 	for (unsigned i = 0; i < t->nr_nodes && kernel_usable; i++) {
 		if (!mem[i])
 			continue;
-		if (t->nodes[i].tier < 0)
+		if (t->nodes[i].tier < 0) {
 			kernel_usable = false;
+			snprintf(m.fallback, sizeof(m.fallback), "node%d is in no " TIERING_DIR
+				 "/memory_tierN/nodelist", t->nodes[i].nid);
+		}
 		key[i] = t->nodes[i].tier;
 	}
 	if (kernel_usable) {
 		m.nr_tiers = rank_by_key(t, mem, key, m.rank);
 		kernel_usable = m.nr_tiers >= 2;
+		if (!kernel_usable) {
+			m.fallback_warn = false;
+			snprintf(m.fallback, sizeof(m.fallback),
+				 "the kernel puts every memory node into one memory tier");
+		}
 	}
 
 	if (!kernel_usable) {
@@ -173,9 +188,13 @@ int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_
 		return explain(why, whylen,
 			       "all memory nodes (%s) have CPUs and the kernel reports no memory "
 			       "tiers (no %s): nothing to tier; a slow memory node is CPU-less or in "
-			       "a lower memory_tier", list, "/sys/devices/virtual/memory_tiering");
+			       "a lower memory_tier", list, TIERING_DIR);
 	}
 	m.from_kernel = kernel_usable;
+	if (kernel_usable) {
+		m.fallback[0] = '\0';
+		m.fallback_warn = false;
+	}
 
 	for (unsigned i = 0; i < t->nr_nodes; i++) {
 		int r = m.rank[i], to;

@@ -5,10 +5,12 @@
  * Everything is read into a scratch copy and handed out only when all of it
  * was consistent: a half-read topology would let the planner build kdamonds
  * for the wrong address ranges.  Optional sources (HMAT access0 data,
- * memory_tiering, memory block links, /proc/zoneinfo) simply leave their
- * fields unset when the kernel does not provide them; a node without memory
- * block links (no CONFIG_MEMORY_HOTPLUG) ends up with nr_ranges == 0, and the
- * planner refuses such a node itself, with a message naming it.
+ * memory_tiering, memory block links, /proc/zoneinfo) leave their fields
+ * unset when the kernel does not provide them, and say so (no_tiering_dir,
+ * no_memory_blocks, wmark_err), so that the caller can tell the operator what
+ * the daemon does without them.  A node without memory block links ends up
+ * with nr_ranges == 0, and the planner refuses such a node itself, with a
+ * message naming it.  The memory blocks are topology_blocks.c's.
  */
 #include "topology.h"
 
@@ -22,9 +24,8 @@
 
 #include "parse.h"
 #include "sysfs_io.h"
+#include "topology_internal.h"
 
-#define NODE_DIR "sys/devices/system/node"
-#define MEMORY_DIR "sys/devices/system/memory"
 #define TIERING_DIR "sys/devices/virtual/memory_tiering"
 #define ZONEINFO "proc/zoneinfo"
 
@@ -33,17 +34,9 @@
 #define CPULIST_MAX (1U << 20)
 #define ZONEINFO_MAX (64U << 20)
 
-struct reader {
-	int root;
-	char *err;
-	size_t errlen;
-};
-
 /* Records "/path: what is wrong" (the first failure wins, since later ones
  * are usually consequences) and returns r. */
-static int fail(struct reader *rd, int r, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(struct reader *rd, int r, const char *path, const char *fmt, ...)
+int topo_fail(struct topo_reader *rd, int r, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -60,27 +53,40 @@ static int fail(struct reader *rd, int r, const char *path, const char *fmt, ...
 	return r;
 }
 
-static int fail_read(struct reader *rd, int r, const char *path)
+int topo_fail_read(struct topo_reader *rd, int r, const char *path)
 {
 	if (r == -ENOENT)
-		return fail(rd, r, path, "missing (%s)", strerror(-r));
+		return topo_fail(rd, r, path, "missing (%s)", strerror(-r));
 	if (r == -E2BIG)
-		return fail(rd, r, path, "unexpectedly large, not a kernel file?");
-	return fail(rd, r, path, "cannot read: %s", strerror(-r));
+		return topo_fail(rd, r, path, "unexpectedly large, not a kernel file?");
+	return topo_fail(rd, r, path, "cannot read: %s", io_strerror(r));
 }
 
-static int read_file(struct reader *rd, const char *path, char *buf, size_t size)
+void topo_note(struct topology *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nr_notes == TOPO_MAX_NOTES) {
+		t->nr_notes_dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->notes[t->nr_notes++], TOPO_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static int read_file(struct topo_reader *rd, const char *path, char *buf, size_t size)
 {
 	int r = io_read(rd->root, path, buf, size);
 
 	if (r < 0)
-		return fail_read(rd, r, path);
+		return topo_fail_read(rd, r, path);
 	return 0;
 }
 
 /* Reads a nodelist file into mask.  With `optional`, a missing file returns
  * -ENOENT without an error message, so that callers can do without it. */
-static int read_nodelist(struct reader *rd, const char *path, uint64_t *mask, bool optional)
+static int read_nodelist(struct topo_reader *rd, const char *path, uint64_t *mask, bool optional)
 {
 	char buf[IO_VALUE_MAX];
 	uint64_t m[(TOPO_MAX_NODES + 63) / 64] = { 0 };
@@ -90,14 +96,14 @@ static int read_nodelist(struct reader *rd, const char *path, uint64_t *mask, bo
 	if (r == -ENOENT && optional)
 		return r;
 	if (r < 0)
-		return fail_read(rd, r, path);
+		return topo_fail_read(rd, r, path);
 
 	r = parse_nodelist_mask(buf, m, TOPO_MAX_NODES);
 	if (r == -ERANGE)
-		return fail(rd, r, path, "node id >= %d in \"%s\"; at most %d nodes are supported",
+		return topo_fail(rd, r, path, "node id >= %d in \"%s\"; at most %d nodes are supported",
 			    TOPO_MAX_NODES, buf, TOPO_MAX_NODES);
 	if (r < 0)
-		return fail(rd, r, path, "not a node list: \"%s\"", buf);
+		return topo_fail(rd, r, path, "not a node list: \"%s\"", buf);
 
 	memcpy(mask, m, sizeof(m));
 	return 0;
@@ -135,7 +141,7 @@ static int list_nodes_cb(const char *name, void *userdata)
 
 /* "online" exists on every NUMA kernel; the directory listing is only a
  * fallback for roots that lack it (e.g. hand-made test trees). */
-static int read_online(struct reader *rd, uint64_t *mask)
+static int read_online(struct topo_reader *rd, uint64_t *mask)
 {
 	struct list_nodes_ctx c = { .mask = mask };
 	int r;
@@ -146,14 +152,14 @@ static int read_online(struct reader *rd, uint64_t *mask)
 
 	r = io_for_each_entry(rd->root, NODE_DIR, list_nodes_cb, &c);
 	if (r == -ERANGE)
-		return fail(rd, r, NODE_DIR, "node%u: at most %d nodes are supported",
+		return topo_fail(rd, r, NODE_DIR, "node%u: at most %d nodes are supported",
 			    c.too_big, TOPO_MAX_NODES);
 	if (r < 0)
-		return fail(rd, r, NODE_DIR, "cannot list: %s", strerror(-r));
+		return topo_fail(rd, r, NODE_DIR, "cannot list: %s", strerror(-r));
 	return 0;
 }
 
-static int read_cpu(struct reader *rd, struct numa_node *n)
+static int read_cpu(struct topo_reader *rd, struct numa_node *n)
 {
 	char path[128], *text = NULL;
 	unsigned cpus;
@@ -164,10 +170,10 @@ static int read_cpu(struct reader *rd, struct numa_node *n)
 		return r;
 	r = io_read_alloc(rd->root, path, &text, CPULIST_MAX);
 	if (r < 0)
-		return fail_read(rd, r, path);
+		return topo_fail_read(rd, r, path);
 	r = parse_cpulist_count(text, &cpus);
 	if (r < 0)
-		r = fail(rd, r, path, "not a CPU list: \"%.64s\"", text);
+		r = topo_fail(rd, r, path, "not a CPU list: \"%.64s\"", text);
 	else
 		n->has_cpu = cpus > 0;
 	free(text);
@@ -175,7 +181,7 @@ static int read_cpu(struct reader *rd, struct numa_node *n)
 }
 
 static int read_meminfo(int root, int nid, uint64_t *ret_total, uint64_t *ret_free,
-			struct reader *rd)
+			struct topo_reader *rd)
 {
 	char path[128], buf[IO_VALUE_MAX];
 	int r;
@@ -185,16 +191,16 @@ static int read_meminfo(int root, int nid, uint64_t *ret_total, uint64_t *ret_fr
 		return r;
 	r = io_read(root, path, buf, sizeof(buf));
 	if (r < 0)
-		return rd ? fail_read(rd, r, path) : r;
+		return rd ? topo_fail_read(rd, r, path) : r;
 	r = parse_node_meminfo(buf, ret_total, ret_free);
 	if (r < 0)
-		return rd ? fail(rd, -EINVAL, path, "no valid \"Node %d MemTotal:\" / \"MemFree:\" lines",
+		return rd ? topo_fail(rd, -EINVAL, path, "no valid \"Node %d MemTotal:\" / \"MemFree:\" lines",
 				 nid)
 			  : -EINVAL;
 	return 0;
 }
 
-static int read_distance(struct reader *rd, const struct numa_node *n, unsigned nr_nodes,
+static int read_distance(struct topo_reader *rd, const struct numa_node *n, unsigned nr_nodes,
 			 int *row)
 {
 	char path[128], buf[IO_VALUE_MAX];
@@ -210,23 +216,23 @@ static int read_distance(struct reader *rd, const struct numa_node *n, unsigned 
 		return r;
 	r = parse_distances(buf, tmp, TOPO_MAX_NODES, &cnt);
 	if (r == -ERANGE)
-		return fail(rd, -EINVAL, path, "more than %u distances, but %u nodes are online",
+		return topo_fail(rd, -EINVAL, path, "more than %u distances, but %u nodes are online",
 			    TOPO_MAX_NODES, nr_nodes);
 	if (r < 0)
-		return fail(rd, r, path, "not a list of distances: \"%.64s\"", buf);
+		return topo_fail(rd, r, path, "not a list of distances: \"%.64s\"", buf);
 	/* The kernel prints one entry per online node, in nid order: any
 	 * other count means the file and the online list disagree. */
 	if (cnt != nr_nodes)
-		return fail(rd, -EINVAL, path, "%u distances, but %u nodes are online", cnt, nr_nodes);
+		return topo_fail(rd, -EINVAL, path, "%u distances, but %u nodes are online", cnt, nr_nodes);
 	for (unsigned i = 0; i < cnt; i++)
 		if (tmp[i] <= 0)
-			return fail(rd, -EINVAL, path, "invalid distance %d", tmp[i]);
+			return topo_fail(rd, -EINVAL, path, "invalid distance %d", tmp[i]);
 
 	memcpy(row, tmp, cnt * sizeof(int));
 	return 0;
 }
 
-static int read_perf(struct reader *rd, struct numa_node *n)
+static int read_perf(struct topo_reader *rd, struct numa_node *n)
 {
 	char path[128], buf[IO_VALUE_MAX];
 	uint64_t lat;
@@ -240,162 +246,17 @@ static int read_perf(struct reader *rd, struct numa_node *n)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return fail_read(rd, r, path);
+		return topo_fail_read(rd, r, path);
 	if (parse_u64(buf, &lat) < 0)
-		return fail(rd, -EINVAL, path, "not a latency in ns: \"%.64s\"", buf);
+		return topo_fail(rd, -EINVAL, path, "not a latency in ns: \"%.64s\"", buf);
 
 	n->has_perf = true;
 	n->read_latency_ns = lat;
 	return 0;
 }
 
-struct blocks {
-	uint64_t *ids;
-	size_t n, cap;
-};
-
-static int blocks_cb(const char *name, void *userdata)
-{
-	struct blocks *b = userdata;
-	uint64_t id;
-
-	/* Only memory<digits>: nodeN/memory_failure lives in the same dir. */
-	if (parse_memory_block_name(name, &id) < 0)
-		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		uint64_t *ids = realloc(b->ids, cap * sizeof(*ids));
-
-		if (!ids)
-			return -ENOMEM;
-		b->ids = ids;
-		b->cap = cap;
-	}
-	b->ids[b->n++] = id;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Offline blocks have no pages to migrate, and an offline block between two
- * online ones must split the range, so the state is checked per block.  A
- * missing state file (not a kernel layout) counts as online. */
-static int block_online(struct reader *rd, uint64_t id, bool *ret)
-{
-	char path[128], buf[64];
-	int r;
-
-	r = io_path(path, sizeof(path), MEMORY_DIR "/memory%" PRIu64 "/state", id);
-	if (r < 0)
-		return r;
-	r = io_read(rd->root, path, buf, sizeof(buf));
-	if (r == -ENOENT) {
-		*ret = true;
-		return 0;
-	}
-	if (r < 0)
-		return fail_read(rd, r, path);
-	*ret = strcmp(buf, "online") == 0;
-	return 0;
-}
-
-static int read_ranges(struct reader *rd, struct numa_node *n, uint64_t block_size,
-		       bool have_block_size)
-{
-	struct blocks b = { 0 };
-	char dir[128];
-	unsigned nr = 0;
-	int r;
-
-	r = io_path(dir, sizeof(dir), NODE_DIR "/node%d", n->nid);
-	if (r < 0)
-		return r;
-	r = io_for_each_entry(rd->root, dir, blocks_cb, &b);
-	if (r < 0) {
-		r = fail(rd, r, dir, "cannot list memory blocks: %s", strerror(-r));
-		goto out;
-	}
-	if (b.n == 0)
-		goto out; /* no CONFIG_MEMORY_HOTPLUG, or a memoryless node */
-	if (!have_block_size) {
-		r = fail(rd, -ENOENT, MEMORY_DIR "/block_size_bytes",
-			 "missing, but %s has memory block links", dir);
-		goto out;
-	}
-
-	qsort(b.ids, b.n, sizeof(*b.ids), cmp_u64);
-
-	for (size_t i = 0; i < b.n; i++) {
-		uint64_t id = b.ids[i], start;
-		bool online = false;
-
-		if (i > 0 && id == b.ids[i - 1])
-			continue;
-		r = block_online(rd, id, &online);
-		if (r < 0)
-			goto out;
-		if (!online)
-			continue;
-		if (id >= UINT64_MAX / block_size) {
-			r = fail(rd, -ERANGE, dir, "memory%" PRIu64 " lies beyond the physical address space",
-				 id);
-			goto out;
-		}
-		start = id * block_size;
-		if (nr > 0 && n->ranges[nr - 1].end == start) {
-			n->ranges[nr - 1].end = start + block_size;
-			continue;
-		}
-		if (nr == TOPO_MAX_RANGES) {
-			r = fail(rd, -E2BIG, dir,
-				 "memory blocks form more than %d separate address ranges; not supported",
-				 TOPO_MAX_RANGES);
-			goto out;
-		}
-		n->ranges[nr].start = start;
-		n->ranges[nr].end = start + block_size;
-		nr++;
-	}
-	n->nr_ranges = nr;
-	r = 0;
-out:
-	free(b.ids);
-	return r;
-}
-
-static int read_block_size(struct reader *rd, uint64_t *ret, bool *ret_have)
-{
-	const char *path = MEMORY_DIR "/block_size_bytes";
-	char buf[IO_VALUE_MAX];
-	uint64_t bs;
-	int r;
-
-	r = io_read(rd->root, path, buf, sizeof(buf));
-	if (r == -ENOENT) {
-		/* Without MEMORY_HOTPLUG there are no blocks at all. */
-		*ret = 0;
-		*ret_have = false;
-		return 0;
-	}
-	if (r < 0)
-		return fail_read(rd, r, path);
-	if (parse_hex_u64(buf, &bs) < 0)
-		return fail(rd, -EINVAL, path, "not a hex number (without 0x): \"%.64s\"", buf);
-	if (bs == 0 || (bs & (bs - 1)))
-		return fail(rd, -EINVAL, path, "block size 0x%" PRIx64 " is not a power of two", bs);
-
-	*ret = bs;
-	*ret_have = true;
-	return 0;
-}
-
 struct tiers_ctx {
-	struct reader *rd;
+	struct topo_reader *rd;
 	struct topology *t;
 	unsigned nr_tiers;
 };
@@ -425,52 +286,59 @@ static int tier_cb(const char *name, void *userdata)
 		if (!mask_test(mask, n->nid))
 			continue;
 		if (n->tier >= 0 && n->tier != (int)id)
-			return fail(c->rd, -EINVAL, path, "node%d is also in memory_tier%d", n->nid,
+			return topo_fail(c->rd, -EINVAL, path, "node%d is also in memory_tier%d", n->nid,
 				    n->tier);
 		n->tier = (int)id;
 	}
 	return 0;
 }
 
-static int read_tiers(struct reader *rd, struct topology *t)
+static int read_tiers(struct topo_reader *rd, struct topology *t)
 {
 	struct tiers_ctx c = { .rd = rd, .t = t };
 	int r;
 
-	if (!io_exists(rd->root, TIERING_DIR))
-		return 0; /* kernel without CONFIG_NUMA memory tiers (< 6.1) */
+	if (!io_exists(rd->root, TIERING_DIR)) {
+		t->no_tiering_dir = true;  /* a kernel without memory tiers (< 6.1) */
+		return 0;
+	}
 
 	r = io_for_each_entry(rd->root, TIERING_DIR, tier_cb, &c);
 	if (r < 0)
-		return fail(rd, r, TIERING_DIR, "cannot read memory tiers: %s", strerror(-r));
+		return topo_fail(rd, r, TIERING_DIR, "cannot read memory tiers: %s", strerror(-r));
 	t->have_tiers = c.nr_tiers > 0;
 	return 0;
 }
 
-static int read_wmarks(struct reader *rd, struct topology *t)
+static int read_wmarks(struct topo_reader *rd, struct topology *t)
 {
 	char *text = NULL;
 	int r;
 
 	r = io_read_alloc(rd->root, ZONEINFO, &text, ZONEINFO_MAX);
-	if (r == -ENOENT)
+	if (r == -ENOENT) {
+		for (unsigned i = 0; i < t->nr_nodes; i++)
+			t->nodes[i].wmark_err = -ENOENT;
 		return 0;
+	}
 	if (r < 0)
-		return fail_read(rd, r, ZONEINFO);
+		return topo_fail_read(rd, r, ZONEINFO);
 
 	for (unsigned i = 0; i < t->nr_nodes; i++) {
 		struct numa_node *n = &t->nodes[i];
 		struct zone_wmarks w = { 0 };
 
 		r = parse_zoneinfo(text, n->nid, &w);
-		if (r == -ENOENT || r == -ENODATA || (r == 0 && w.nr_zones == 0))
-			continue; /* node not listed: no watermarks known */
+		if (r == -ENOENT || r == -ENODATA || (r == 0 && w.nr_zones == 0)) {
+			n->wmark_err = -ENODATA;  /* node not listed: no watermarks known */
+			continue;
+		}
 		if (r < 0) {
-			r = fail(rd, r, ZONEINFO, "cannot parse the zones of node %d", n->nid);
+			r = topo_fail(rd, r, ZONEINFO, "cannot parse the zones of node %d", n->nid);
 			goto out;
 		}
 		if (w.high > UINT64_MAX / t->page_size) {
-			r = fail(rd, -ERANGE, ZONEINFO, "watermarks of node %d out of range", n->nid);
+			r = topo_fail(rd, -ERANGE, ZONEINFO, "watermarks of node %d out of range", n->nid);
 			goto out;
 		}
 		n->wmark_min = w.min * t->page_size;
@@ -486,7 +354,7 @@ out:
 
 int topology_read(int root, struct topology *ret, char *err, size_t errlen)
 {
-	struct reader rd = { .root = root, .err = err, .errlen = errlen };
+	struct topo_reader rd = { .root = root, .err = err, .errlen = errlen };
 	uint64_t online[(TOPO_MAX_NODES + 63) / 64] = { 0 };
 	uint64_t has_memory[(TOPO_MAX_NODES + 63) / 64] = { 0 };
 	bool have_has_memory, have_block_size = false;
@@ -498,7 +366,7 @@ int topology_read(int root, struct topology *ret, char *err, size_t errlen)
 		err[0] = '\0';
 
 	if (!io_exists(root, NODE_DIR))
-		return fail(&rd, -ENOENT, NODE_DIR, "missing; kernel without CONFIG_NUMA?");
+		return topo_fail(&rd, -ENOENT, NODE_DIR, "missing; kernel without CONFIG_NUMA?");
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -518,7 +386,7 @@ int topology_read(int root, struct topology *ret, char *err, size_t errlen)
 		t->nr_nodes++;
 	}
 	if (t->nr_nodes == 0) {
-		r = fail(&rd, -EINVAL, NODE_DIR "/online", "no online node");
+		r = topo_fail(&rd, -EINVAL, NODE_DIR "/online", "no online node");
 		goto out;
 	}
 
@@ -527,9 +395,10 @@ int topology_read(int root, struct topology *ret, char *err, size_t errlen)
 		goto out;
 	have_has_memory = r == 0;
 
-	r = read_block_size(&rd, &t->block_size, &have_block_size);
+	r = topo_read_block_size(&rd, &t->block_size, &have_block_size);
 	if (r < 0)
 		goto out;
+	t->no_memory_blocks = !io_exists(root, MEMORY_DIR);
 
 	for (unsigned i = 0; i < t->nr_nodes; i++) {
 		struct numa_node *n = &t->nodes[i];
@@ -553,10 +422,11 @@ int topology_read(int root, struct topology *ret, char *err, size_t errlen)
 		r = read_perf(&rd, n);
 		if (r < 0)
 			goto out;
-		r = read_ranges(&rd, n, t->block_size, have_block_size);
+		r = topo_read_ranges(&rd, t, n);
 		if (r < 0)
 			goto out;
 	}
+	topo_check_overlaps(t);
 
 	r = read_tiers(&rd, t);
 	if (r < 0)

@@ -5,21 +5,8 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
-bin=${DAMON_TIERD:?}
-fix=${FIXTURES_DIR:?}
+cli_test_setup
 golden_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-root() { # fixture [kernel] -> fresh copy with an empty DAMON admin dir and that kernel's BTF
-	local d=$tmp/root-$1
-	rm -rf "$d"
-	cp -a "$fix/$1" "$d"
-	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds" "$d/sys/kernel/btf"
-	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
-	cp "$fix/btf/${2:-6.17}.btf" "$d/sys/kernel/btf/vmlinux"
-	echo "$d"
-}
 
 printf '[daemon]\nstate_dir = %s/state\n' "$tmp" >"$tmp/ok.conf"
 
@@ -28,12 +15,36 @@ expect_in help "$tmp/out" "--sysfs-root DIR"
 expect_in help-exit "$tmp/out" "77 nothing to tier"
 check_exit version 0 "$bin" --version
 expect_in version "$tmp/out" "damon-tierd "
+check_exit version-short 0 "$bin" -V
+expect_in version-short-out "$tmp/out" "damon-tierd "
 check_exit bad-option 2 "$bin" --frobnicate
+# One prefix for every message: the program's name, not argv[0]'s path.
+expect_in bad-option-msg "$tmp/err" "damon-tierd: unknown option '--frobnicate'; try 'damon-tierd --help'."
+check_exit bad-option-short 2 "$bin" -fx
+expect_in bad-option-short-msg "$tmp/err" "damon-tierd: unknown option '-x'"
+check_exit option-without-value 2 "$bin" --config
+expect_in option-without-value-msg "$tmp/err" "damon-tierd: --config needs a value"
+check_exit option-with-value 2 "$bin" --once=yes
+expect_in option-with-value-msg "$tmp/err" "damon-tierd: --once takes no value (got '--once=yes')"
 check_exit stray-arg 2 "$bin" stray
+check_exit empty-config 2 "$bin" --config= --check-config
+expect_in empty-config-msg "$tmp/err" "damon-tierd: --config needs a file name (got an empty one)"
+check_exit empty-config-short 2 "$bin" -c "" --check-config
+check_exit empty-sysfs-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root= --dry-run
+expect_in empty-sysfs-root-msg "$tmp/err" "--sysfs-root needs a directory"
+# The one-shot modes exclude each other.  (A root that does not exist, so
+# that a regression cannot reach this machine's /sys.)
+nowhere=(--config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist")
+check_exit check-config-dry-run 2 "$bin" "${nowhere[@]}" --check-config --dry-run
+expect_in check-config-dry-run-msg "$tmp/err" "damon-tierd: --check-config and --dry-run cannot be combined"
+check_exit check-config-once 2 "$bin" "${nowhere[@]}" --check-config --once
+expect_in check-config-once-msg "$tmp/err" "--check-config and --once cannot be combined"
+check_exit once-dry-run 2 "$bin" "${nowhere[@]}" --once --dry-run
+expect_in once-dry-run-msg "$tmp/err" "--dry-run and --once cannot be combined"
 
 check_exit check-config 0 "$bin" --config "$tmp/ok.conf" --check-config
 expect_in check-config "$tmp/out" "promote.used_goal = auto"
-expect_in check-config-valid "$tmp/err" "configuration is valid"
+expect_in check-config-valid "$tmp/err" "damon-tierd: $tmp/ok.conf + 0 drop-ins: configuration is valid"
 
 printf '[quota]\nsize = 200 parsecs\n' >"$tmp/bad.conf"
 check_exit bad-config 2 "$bin" --config "$tmp/bad.conf" --check-config
@@ -55,7 +66,7 @@ check_exit missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-co
 expect_in missing-config "$tmp/err" "nope.conf"
 
 # --dry-run: the full plan for the VM topology, and nothing written.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
 check_exit dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
@@ -72,34 +83,34 @@ fi
 expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
 expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
 # The kernel's features decide the files: 6.12 has filters/ without allow.
-r=$(root vm-2node 6.12)
+r=$(fixture_root vm-2node 6.12)
 check_exit dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-612-filter "$tmp/out" "schemes/0/filters/0/matching N"
 cp "$tmp/out" "$tmp/plan612"
 check_exit dry-run-612-no-ops-filters 1 grep -q ops_filters "$tmp/plan612"
 # No BTF: the features are assumed, and the dry run warns.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 rm "$r/sys/kernel/btf/vmlinux"
 check_exit dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
-r=$(root one-node)
+r=$(fixture_root one-node)
 check_exit one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in one-node-msg "$tmp/err" "nothing to tier"
 
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 rm -rf "$r/sys/kernel/mm/damon"
 check_exit no-damon 3 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in no-damon-msg "$tmp/err" "CONFIG_DAMON_SYSFS"
 
-r=$(root broken-meminfo)
+r=$(fixture_root broken-meminfo)
 check_exit broken-topology 1 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in broken-topology-msg "$tmp/err" "meminfo"
 
 check_exit bad-root 2 "$bin" --config "$tmp/ok.conf" --sysfs-root "$tmp/does-not-exist" --dry-run
 
 # --dry-run never waits: a blocked start is reported with status 4.
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
 echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"
@@ -109,7 +120,7 @@ expect_in dry-run-blocked-msg "$tmp/err" "kdamond 0 (pid 4242) is running"
 check_exit short-c-missing 2 "$bin" -c"$tmp/nope.conf" --check-config
 
 # A second instance is refused by the lock (the first holds it while blocked).
-r=$(root vm-2node)
+r=$(fixture_root vm-2node)
 mkdir -p "$r/sys/kernel/mm/damon/admin/kdamonds/0"
 echo 1 >"$r/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 echo on >"$r/sys/kernel/mm/damon/admin/kdamonds/0/state"

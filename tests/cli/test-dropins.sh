@@ -10,10 +10,7 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/../lib/host.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
-bin=${DAMON_TIERD:?}
-fix=${FIXTURES_DIR:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cli_test_setup
 # The line of key in --check-config output, with its origin comment.
 expect_key() { # name, key, value, origin
 	local line

@@ -74,6 +74,30 @@ expect_not_in() {
 	fi
 }
 
+# cli_test_setup: what every tests/cli script starts with: bin, the daemon
+# ($DAMON_TIERD), fix, the fixtures ($FIXTURES_DIR), and tmp, a directory
+# removed at exit.
+cli_test_setup() {
+	# shellcheck disable=SC2034  # bin is the sourcing script's
+	bin=${DAMON_TIERD:?}
+	fix=${FIXTURES_DIR:?}
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
+# fixture_root FIXTURE [KERNEL]: a fresh copy of tests/fixtures/FIXTURE (from
+# $fix) under $tmp, with an empty DAMON admin directory and KERNEL's BTF
+# (default 6.17), for --sysfs-root; prints its path.
+fixture_root() {
+	local d=${tmp:?}/root-$1
+	rm -rf "$d"
+	cp -a "${fix:?}/$1" "$d"
+	mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds" "$d/sys/kernel/btf"
+	echo 0 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+	cp "$fix/btf/${2:-6.17}.btf" "$d/sys/kernel/btf/vmlinux"
+	echo "$d"
+}
+
 # skip_without TOOL HINT: exit 77 (meson's skip) where TOOL is not on PATH,
 # saying what installs it.
 skip_without() {

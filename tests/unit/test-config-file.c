@@ -61,6 +61,17 @@ static void test_load_file(void **state)
 	assert_non_null(strstr(err.message, "not a regular file"));
 	assert_memory_equal(&c, &sentinel, sizeof(c));
 
+	/* A FIFO is refused without waiting for a writer (the alarm ends a
+	 * run that would block instead of hanging the suite). */
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	alarm(10);
+	assert_int_equal(config_load(path, &c, &err), -EINVAL);
+	alarm(0);
+	snprintf(prefix, sizeof(prefix), "%s: not a regular file but a FIFO", path);
+	assert_int_equal(strncmp(err.message, prefix, strlen(prefix)), 0);
+	assert_memory_equal(&c, &sentinel, sizeof(c));
+
 	/* Good file. */
 	snprintf(path, sizeof(path), "%s/good.conf", dir);
 	write_file(path, cfx_every_key, strlen(cfx_every_key));
@@ -112,6 +123,8 @@ static void test_load_file(void **state)
 	snprintf(path, sizeof(path), "%s/cross.conf", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/nul.conf", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0);
 	free(dir);

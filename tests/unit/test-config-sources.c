@@ -454,6 +454,14 @@ static void test_sources_errors(void **state)
 	assert_non_null(strstr(err.message, "not a regular file but a directory"));
 	assert_int_equal(rmdir(at(root, ETC_D "30-dir.conf")), 0);
 
+	assert_int_equal(mkfifo(at(root, ETC_D "30-fifo.conf"), 0644), 0);
+	alarm(10);  /* ends a run that blocks in open() instead of hanging */
+	assert_int_equal(load_root_expect_untouched(root, &err), -EINVAL);
+	alarm(0);
+	assert_string_equal(err.file, at(root, ETC_D "30-fifo.conf"));
+	assert_non_null(strstr(err.message, "not a regular file but a FIFO"));
+	assert_int_equal(unlink(at(root, ETC_D "30-fifo.conf")), 0);
+
 	make_symlink("/nonexistent/damon-tierd-test", root, ETC_D "30-gone.conf");
 	assert_int_equal(load_root_expect_untouched(root, &err), -ENOENT);
 	assert_string_equal(err.file, at(root, ETC_D "30-gone.conf"));

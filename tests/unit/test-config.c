@@ -233,8 +233,6 @@ static void test_bad_values(void **state)
 
 static void test_bad_lines(void **state)
 {
-	char longline[400];
-
 	(void)state;
 	expect_error("[daemon]\ninterval =\n", 2, "[daemon] interval: empty value", "e.g. \"5s\"", NULL);
 	expect_error("[monitoring]\nsample_intervl = 5ms\n", 2,
@@ -262,13 +260,136 @@ static void test_bad_lines(void **state)
 	expect_error("[daemon]\ngarbage\ninterval = 1\n", 2, "cannot parse line", NULL);
 	expect_error("[daemon]\ninterval = 1\ngarbage\n", 2, "missing unit", NULL);
 
-	memset(longline, 'x', sizeof(longline) - 1);
-	longline[sizeof(longline) - 1] = '\0';
-	{
-		char text[512];
+}
 
-		snprintf(text, sizeof(text), "[daemon]\n#%s\n", longline);
-		expect_error(text, 2, "line too long", NULL);
+/* A long line in a t.conf text: prefix, `pad` times c, suffix. */
+static char *padded(const char *prefix, size_t pad, char c, const char *suffix)
+{
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	char *t = malloc(lp + pad + ls + 1);
+
+	assert_non_null(t);
+	memcpy(t, prefix, lp);
+	memset(t + lp, c, pad);
+	memcpy(t + lp + pad, suffix, ls + 1);
+	return t;
+}
+
+/* Lines of 300 bytes and more: prefix, 300 times pad, suffix. */
+static const struct long_error {
+	const char *prefix;
+	char pad;
+	const char *suffix;
+	unsigned line;
+	const char *needle;
+} long_errors[] = {
+	{ "[daemon]\n\nstate_dir = /", 'p', "\n", 3, "[daemon] state_dir: path too long (301 bytes)" },
+	{ "[daemon]\nstate_dir = /", 'p', "\n", 2, "pppp...\"; expected an absolute path shorter than 256 bytes" },
+	{ "[daemon]\ninterval = ", '9', "\n", 2, "[daemon] interval:" },
+	{ "[daemon]\nbogus_key = ", 'x', "\n", 2, "[daemon] bogus_key: unknown key" },
+	{ "[daemon]\n", 'x', "\n", 2, "cannot parse line (got \"xxxx" },
+	{ "[daemon]\n", 'x', "\n", 2, "...\"; expected \"key = value\"" },
+	{ "[daemon]\n = ", 'x', "\n", 2, "missing key name" },
+	{ "state_dir = /", 'x', "\n", 1, "state_dir: key outside any section" },
+	{ "[", 'x', "]\n", 1, "unknown section" },
+	{ "[daemon] ", 'x', "\n", 1, "text after the section header" },
+	{ "[daemon", 'x', "\n", 1, "section header without closing ']' (got \"[daemonxxx" },
+	{ "[daemon]\ninterval = 10s\n", 'x', " = 1\n", 3, "unknown key" },
+};
+
+/* What inih alone misreads: CR line endings, text after a header, and lines
+ * longer than its 200-byte buffer. */
+static void test_line_syntax(void **state)
+{
+	struct config c;
+	struct config_error err;
+	char *t;
+
+	(void)state;
+	/* CR-only line endings: one line to inih, its header and nothing else. */
+	expect_error("[daemon]\rinterval = 10s\rstatus_interval = 2min\r", 1,
+		     "carriage return inside a line (after \"[daemon]\")", "CR line endings", NULL);
+	expect_error("[daemon]\ninterval = 10s\rstatus_interval = 2min\n", 2,
+		     "carriage return inside a line (after \"interval = 10s\")", NULL);
+	/* CR LF is fine, also on the last line without LF. */
+	assert_int_equal(cfx_load("[daemon]\r\ninterval = 10s\r\nstatus_interval = 2min\r", &c, &err), 0);
+	assert_int_equal(c.interval_us, 10 * S);
+	assert_int_equal(c.status_interval_us, 120 * S);
+
+	/* Nothing but a comment after a header. */
+	expect_error("[daemon] interval = 10s\n", 1,
+		     "[daemon]: text after the section header (got \"interval = 10s\")", NULL);
+	expect_error("[quota]\n[daemon] junk\n", 2, "[daemon]: text after the section header (got \"junk\")", NULL);
+	expect_error("[daemon] # main\n", 1, "text after the section header", "starts with ';'", NULL);
+	expect_error("[daemon]]\n", 1, "text after the section header (got \"]\")", NULL);
+	assert_int_equal(cfx_load("[daemon] ; main\ninterval = 10s\n  [quota];x\nsize = 1G\n", &c, &err), 0);
+	assert_int_equal(c.interval_us, 10 * S);
+	assert_true(c.quota_bytes == 1ULL << 30);
+
+	/* Lines past inih's buffer: a comment of any length... */
+	t = padded("[daemon]\n# ", 5000, 'x', "\ninterval = 10s\n");
+	assert_int_equal(cfx_load(t, &c, &err), 0);
+	assert_int_equal(c.interval_us, 10 * S);
+	free(t);
+	/* ...a value with a long comment after it, split as inih splits... */
+	t = padded("[daemon]\ninterval = 10s ; ", 5000, 'x', "\n[quota]\nsize = 1G\n");
+	assert_int_equal(cfx_load(t, &c, &err), 0);
+	assert_int_equal(c.interval_us, 10 * S);
+	assert_true(c.quota_bytes == 1ULL << 30);
+	free(t);
+	t = padded("[daemon]\nstate_dir : /run/x;y  ; ", 300, ' ', "c\n");
+	assert_int_equal(cfx_load(t, &c, &err), 0);
+	assert_string_equal(c.state_dir, "/run/x;y");
+	free(t);
+	/* ...the longest path a key takes... */
+	t = padded("[daemon]\nstate_dir = /", CONFIG_PATH_MAX - 2, 'p', "\n");
+	assert_int_equal(cfx_load(t, &c, &err), 0);
+	assert_int_equal(strlen(c.state_dir), CONFIG_PATH_MAX - 1);
+	free(t);
+	/* ...and every error gets its own message, at its line. */
+	for (size_t i = 0; i < sizeof(long_errors) / sizeof(long_errors[0]); i++) {
+		const struct long_error *e = &long_errors[i];
+
+		t = padded(e->prefix, 300, e->pad, e->suffix);
+		expect_error(t, e->line, e->needle, NULL);
+		free(t);
+	}
+}
+
+/* A key line read by inih and the same line made too long for it by a
+ * comment after it give the same result: the long-line split is inih's. */
+static void test_long_lines_split_like_inih(void **state)
+{
+	static const char *const lines[] = {
+		"interval = 10s", "interval=10s", "interval: 10s", "interval =10s ; c",
+		"interval = 10s\t", "interval = 10s;c", "state_dir = /a;b", "state_dir = /a ;b",
+		"state_dir = /a\t;b", "state_dir = /a:b=c", "prometheus_textfile =",
+		"prometheus_textfile = ; c", "prometheus_textfile = ;x.prom", "interval ; = 10s",
+		"interval", "interval = = 10s", "= 10s", "interval x = 10s",
+	};
+	char short_text[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct config a, b;
+		struct config_error ea, eb;
+		char *long_text;
+		int ra, rb;
+
+		snprintf(short_text, sizeof(short_text), "[daemon]\n%s", lines[i]);
+		long_text = padded(short_text, 300, ' ', " ; padding\n");
+		strcat(short_text, "\n");
+		ra = cfx_load(short_text, &a, &ea);
+		rb = cfx_load(long_text, &b, &eb);
+		print_message("  %-28s %d %s\n", lines[i], ra, ra ? ea.message : "");
+		assert_int_equal(ra, rb);
+		if (ra == 0)
+			cfx_assert_equal(&a, &b);
+		else if (strstr(ea.message, "cannot parse line"))
+			assert_non_null(strstr(eb.message, "cannot parse line"));
+		else
+			assert_string_equal(ea.message, eb.message);
+		free(long_text);
 	}
 }
 
@@ -378,6 +499,8 @@ int main(void)
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_line_syntax),
+		cmocka_unit_test(test_long_lines_split_like_inih),
 		cmocka_unit_test(test_cross_keys),
 	};
 

@@ -109,6 +109,68 @@ static void failed_pause(struct fx *f)
 					  .path = "/sys/module/damon_stat/parameters/enabled" };
 }
 
+/* Garbage where the kernel writes a number (observe reads it as -EBADMSG). */
+static void nr_kdamonds_garbage(struct fx *f)
+{
+	f->obs.host_err = -EBADMSG;
+	snprintf(f->obs.host_err_path, sizeof(f->obs.host_err_path), "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds");
+}
+static void nr_kdamonds_garbage_once(struct fx *f)
+{
+	nr_kdamonds_garbage(f);
+	f->in.once = true;
+}
+static void foreign_dry_run(struct fx *f)
+{
+	foreign(f);
+	f->in.fresh = true;
+}
+static void no_memory_blocks(struct fx *f) { f->topo.no_memory_blocks = true; }
+static void tiering_missing(struct fx *f)
+{
+	f->obs.tiers.from_kernel = false;
+	f->obs.tiers.fallback_warn = true;
+	snprintf(f->obs.tiers.fallback, sizeof(f->obs.tiers.fallback),
+		 "/sys/devices/virtual/memory_tiering is missing");
+}
+static void one_kernel_tier(struct fx *f)
+{
+	f->obs.tiers.from_kernel = false;
+	snprintf(f->obs.tiers.fallback, sizeof(f->obs.tiers.fallback),
+		 "the kernel puts every memory node into one memory tier");
+}
+static void dangling_link(struct fx *f)
+{
+	f->topo.nr_notes = 1;
+	snprintf(f->topo.notes[0], sizeof(f->topo.notes[0]),
+		 "/sys/devices/system/node/node1/memory9: dangling link (the memory block is gone)");
+}
+
+/* One-shot modes do not wait: the reason as an error, no backoff, and the
+ * exit code of what blocked. */
+static void check_oneshot_read_error(const struct fx *f)
+{
+	assert_int_equal(f->d.a[f->d.n - 1].prio, LOG_ERR);
+	assert_int_equal(f->d.rt.blocked_code, EXIT_FAILURE_RUNTIME);
+	assert_int_equal(f->d.rt.attempts, 0);
+}
+static void check_oneshot_conflict(const struct fx *f)
+{
+	assert_int_equal(f->d.a[f->d.n - 1].prio, LOG_ERR);
+	assert_int_equal(f->d.rt.blocked_code, EXIT_CONFLICT);
+}
+static void check_tiers_warned(const struct fx *f)
+{
+	assert_int_equal(f->d.a[0].prio, LOG_WARNING);
+	assert_string_equal(f->d.a[0].text, "/sys/devices/virtual/memory_tiering is missing: the tiers are "
+			    "taken from CPU-less nodes and their distances instead of the kernel's memory tiers");
+}
+static void check_note_warned(const struct fx *f)
+{
+	assert_int_equal(f->d.a[0].prio, LOG_WARNING);
+	assert_non_null(strstr(f->d.a[0].text, "node1/memory9: dangling link"));
+}
+
 static void check_blocked_1s(const struct fx *f)
 {
 	assert_int_equal(f->d.rt.attempts, 1);
@@ -181,7 +243,43 @@ static const struct dcase discover_cases[] = {
 	  "nr_kdamonds: a kdamond is running", check_failure_consumed },
 	{ "damon_stat cannot be paused", RC_DISCOVER, failed_pause, RC_BLOCKED, "BLOCK",
 	  "setup failed: /sys/module/damon_stat/parameters/enabled: Permission denied", NULL },
+	{ "garbage in nr_kdamonds", RC_DISCOVER, nr_kdamonds_garbage, RC_BLOCKED, "LOG BLOCK",
+	  "cannot read /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds: unexpected content, not what the "
+	  "kernel writes there", NULL },
+	{ "garbage in nr_kdamonds, --once", RC_DISCOVER, nr_kdamonds_garbage_once, RC_BLOCKED, "LOG LOG",
+	  "kdamonds/nr_kdamonds: unexpected content", check_oneshot_read_error },
+	{ "a foreign kdamond, --dry-run", RC_DISCOVER, foreign_dry_run, RC_BLOCKED, "LOG LOG",
+	  "kdamond 0 (pid 4242) is running", check_oneshot_conflict },
+	{ "no memory block devices", RC_DISCOVER, no_memory_blocks, RC_DONE, "EXIT=3",
+	  "build it with CONFIG_MEMORY_HOTPLUG", NULL },
+	{ "memory_tiering missing", RC_DISCOVER, tiering_missing, RC_PROBE, "LOG LOG SET_NR_KDAMONDS=2",
+	  "found 2 memory tiers (from CPU-less nodes and distances): ", check_tiers_warned },
+	{ "one kernel tier", RC_DISCOVER, one_kernel_tier, RC_PROBE, "LOG SET_NR_KDAMONDS=2",
+	  "(from CPU-less nodes and distances: the kernel puts every memory node into one memory tier)", NULL },
+	{ "a dangling memory block link", RC_DISCOVER, dangling_link, RC_PROBE, "LOG LOG SET_NR_KDAMONDS=2",
+	  NULL, check_note_warned },
 };
+
+/* Discovery repeats with every retry while blocked: a warning is said once,
+ * and again only when it changes. */
+static void test_notes_said_once(void **state)
+{
+	struct fx *f = test_calloc(1, sizeof(*f));
+
+	fx_init(f, RC_DISCOVER);
+	dangling_link(f);
+	fx_decide(f);
+	assert_true(fx_says(&f->d, "dangling link"));
+	f->rt = f->d.rt;
+	fx_decide(f);
+	assert_false(fx_says(&f->d, "dangling link"));
+	assert_true(fx_says(&f->d, "found 2 memory tiers"));
+	f->topo.notes[0][strlen(f->topo.notes[0]) - 1] = '!';
+	f->rt = f->d.rt;
+	fx_decide(f);
+	assert_true(fx_says(&f->d, "dangling link (the memory block is gone!"));
+	test_free(f);
+}
 
 static void test_discover(void **state)
 {
@@ -265,6 +363,28 @@ static void plan_failed(struct fx *f)
 	f->rt.rec.count = 2;
 }
 static void adopting(struct fx *f) { f->rt.adopting = true; }
+static void no_zoneinfo(struct fx *f)
+{
+	f->topo.nodes[0].have_wmarks = false;
+	f->topo.nodes[0].wmark_err = -ENOENT;
+	fx_replan(f);
+}
+static void no_zoneinfo_pinned(struct fx *f)
+{
+	f->cfg.demote_free.automatic = false;
+	no_zoneinfo(f);
+}
+static void check_zoneinfo_warned(const struct fx *f)
+{
+	char pct[64];
+
+	assert_int_equal(f->d.a[2].prio, LOG_WARNING);
+	assert_non_null(strstr(f->d.a[0].text, "zone high watermarks unknown"));
+	/* The goal without the watermarks: the promotion window alone. */
+	assert_int_equal(f->plan.calib[0].eff_free_bp, (476 * 10000 / 32 + 475) / 476);
+	snprintf(pct, sizeof(pct), "the free goal is %.2f%% instead", f->plan.calib[0].eff_free_bp / 100.0);
+	assert_non_null(strstr(f->d.a[2].text, pct));
+}
 static void check_plan_logs(const struct fx *f)
 {
 	assert_true(fx_says(&f->d, "node0 goals: free "));
@@ -351,6 +471,10 @@ static void check_user_input(const struct fx *f)
 static const struct dcase apply_cases[] = {
 	{ "plan", RC_PLAN, NULL, RC_APPLY, "LOG LOG", NULL, check_plan_logs },
 	{ "plan, adopting", RC_PLAN, adopting, RC_ADOPT, "LOG LOG", NULL, NULL },
+	{ "no zone watermarks", RC_PLAN, no_zoneinfo, RC_APPLY, "LOG LOG LOG",
+	  "node0: /proc/zoneinfo is missing: its auto goals leave out the zone high watermarks, so the "
+	  "free goal is ", check_zoneinfo_warned },
+	{ "no zone watermarks, free goal pinned", RC_PLAN, no_zoneinfo_pinned, RC_APPLY, "LOG LOG", NULL, NULL },
 	{ "plan failed", RC_PLAN, plan_failed, RC_DONE, "STOP:0 STOP:1 SET_NR_KDAMONDS=0 REMOVE_RECORD EXIT=1",
 	  "cannot plan DAMON tiering: node1 has no memory block links", NULL },
 	{ "adopt", RC_ADOPT, NULL, RC_RUNNING, "LOG READY",
@@ -448,6 +572,11 @@ static void test_switch(void **state)
 static void waiting(struct fx *f) { f->rt.blocked_until = FX_NOW + 1; }
 static void once(struct fx *f) { f->in.once = true; }
 static void dry(struct fx *f) { f->in.fresh = true; }
+static void once_read_failed(struct fx *f)
+{
+	once(f);
+	f->rt.blocked_code = EXIT_FAILURE_RUNTIME;
+}
 static void everything_changed(struct fx *f)
 {
 	f->rt.rec.paused_damon_stat = true;
@@ -461,6 +590,7 @@ static const struct dcase end_cases[] = {
 	{ "blocked, time to try again", RC_BLOCKED, NULL, RC_DISCOVER, "", NULL, NULL },
 	{ "blocked with --once", RC_BLOCKED, once, RC_DONE, "EXIT=4", NULL, NULL },
 	{ "blocked with --dry-run", RC_BLOCKED, dry, RC_DONE, "EXIT=4", NULL, NULL },
+	{ "blocked with --once by a failed read", RC_BLOCKED, once_read_failed, RC_DONE, "EXIT=1", NULL, NULL },
 	{ "teardown", RC_TEARDOWN, everything_changed, RC_DONE,
 	  "STOP:0 STOP:1 SET_NR_KDAMONDS=0 RESTORE_DAMON_STAT RESTORE_NUMA_BALANCING=3 REMOVE_RECORD LOG LOG",
 	  "quota controller: 12 quota commits in this run", NULL },
@@ -571,6 +701,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_discover),
+		cmocka_unit_test(test_notes_said_once),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_plan_adopt_apply),
 		cmocka_unit_test(test_switch),

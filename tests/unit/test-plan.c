@@ -203,7 +203,17 @@ static void test_errors(void **state)
 	memset(&P, 0x5a, sizeof(P));
 	memcpy(&sentinel, &P, sizeof(P));
 	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), -ENODATA);
-	assert_non_null(strstr(err, "node1 has no memory block links"));
+	assert_non_null(strstr(err, "node1 has memory but no memory block links (memoryN) under "
+				   "/sys/devices/system/node/node1"));
+	assert_memory_equal(&P, &sentinel, sizeof(P));
+	/* Links, but no block online: say so, not that the links are missing. */
+	t.nodes[1].nr_blocks = 4;
+	t.nodes[1].nr_offline = 3;
+	t.nodes[1].nr_dangling = 1;
+	assert_int_equal(plan_build(&t, &m, &tu_feat_617, &c, &P, err, sizeof(err)), -ENODATA);
+	assert_non_null(strstr(err, "node1: none of its 4 memory blocks"));
+	assert_non_null(strstr(err, "is online (3 offline, 1 dangling links)"));
+	assert_null(strstr(err, "no memory block links"));
 	assert_memory_equal(&P, &sentinel, sizeof(P));
 
 	tu_vm_topology(&t, &m);

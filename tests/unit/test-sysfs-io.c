@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,15 +190,51 @@ static void test_write(void **state)
 
 static void test_write_errno_passthrough(void **state)
 {
-	/* /dev/full fails every write(2) with ENOSPC: the value of write's
-	 * errno, not open's, must reach the caller, as with sysfs' EBUSY. */
-	int root = io_root_open("/dev");
+	struct env *e = *state;
+	struct rlimit saved, none = { 0, 0 };
 
-	(void)state;
-	if (root < 0 || access("/dev/full", W_OK) < 0)
-		skip();
-	assert_int_equal(io_file_write(root, "full", "on"), -ENOSPC);
-	close(root);
+	/* With a file size limit of 0, write(2) to a regular file fails with
+	 * EFBIG: the value of write's errno, not open's, must reach the
+	 * caller, as with sysfs' EBUSY. */
+	tu_write(e->dir, "state", "");
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	none.rlim_max = saved.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &none), 0);
+	assert_int_equal(io_file_write(e->root, "state", "on"), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
+/*
+ * A FIFO (or a device) where a sysfs or procfs file belongs is refused
+ * without blocking.  Without that, opening the FIFO waits for a writer for
+ * ever: the alarm ends such a run instead of hanging the suite.
+ */
+static void test_not_regular(void **state)
+{
+	struct env *e = *state;
+	char path[512], buf[16], *got = NULL;
+
+	tu_pathf(path, sizeof(path), "%s/node0", e->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	tu_pathf(path, sizeof(path), "%s/node0/meminfo", e->dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tu_pathf(path, sizeof(path), "%s/null", e->dir);
+	assert_int_equal(symlink("/dev/null", path), 0);
+
+	alarm(10);
+	assert_int_equal(io_read(e->root, "node0/meminfo", buf, sizeof(buf)), -IO_ENOTREG);
+	assert_int_equal(io_read_alloc(e->root, "node0/meminfo", &got, 4096), -IO_ENOTREG);
+	assert_null(got);
+	/* No reader: the non-blocking open fails at once (ENXIO). */
+	assert_true(io_file_write(e->root, "node0/meminfo", "1") < 0);
+	assert_int_equal(io_read(e->root, "null", buf, sizeof(buf)), -IO_ENOTREG);
+	assert_int_equal(io_file_write(e->root, "null", "1"), -IO_ENOTREG);
+	assert_int_equal(io_read_alloc(e->root, "node0", &got, 4096), -EISDIR);
+	alarm(0);
+	assert_non_null(strstr(io_strerror(-IO_ENOTREG), "not a regular file"));
+	assert_string_equal(io_strerror(-ENOENT), strerror(ENOENT));
 }
 
 /* io_read()/io_write() are seams (sysfs_io.h): what io_writef() and
@@ -367,7 +405,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_alloc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
-		cmocka_unit_test(test_write_errno_passthrough),
+		cmocka_unit_test_setup_teardown(test_write_errno_passthrough, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_and_entries, setup, teardown),

@@ -116,6 +116,8 @@ static void test_vm_2node(void **state)
 	assert_int_equal(build(&f), 0);
 	assert_string_equal(f.why, "");
 	assert_true(f.m->from_kernel);
+	assert_string_equal(f.m->fallback, "");
+	assert_false(f.m->fallback_warn);
 	assert_int_equal(f.m->nr_tiers, 2);
 	assert_ranks(f.m, 2, (const int[]) { 0, 1 });
 	assert_pairs(f.m->promote, f.m->nr_promote, 1, (const int[]) { 1, 0 });
@@ -130,6 +132,9 @@ static void test_two_node_no_tiers(void **state)
 	fx_read(&f, "two-node-no-tiers");
 	assert_int_equal(build(&f), 0);
 	assert_false(f.m->from_kernel);
+	/* No kernel of ours lacks memory_tiering: a fallback to warn about. */
+	assert_string_equal(f.m->fallback, "/sys/devices/virtual/memory_tiering is missing");
+	assert_true(f.m->fallback_warn);
 	assert_int_equal(f.m->nr_tiers, 2);
 	assert_ranks(f.m, 2, (const int[]) { 0, 1 });
 	assert_pairs(f.m->promote, f.m->nr_promote, 1, (const int[]) { 1, 0 });
@@ -147,6 +152,10 @@ static void test_same_tier_cpuless(void **state)
 	assert_int_equal(f.t->nodes[1].tier, 4);
 	assert_int_equal(build(&f), 0);
 	assert_false(f.m->from_kernel);
+	/* The kernel's usual view of a node it knows nothing about: said, not
+	 * warned about. */
+	assert_string_equal(f.m->fallback, "the kernel puts every memory node into one memory tier");
+	assert_false(f.m->fallback_warn);
 	assert_ranks(f.m, 2, (const int[]) { 0, 1 });
 	assert_pairs(f.m->promote, f.m->nr_promote, 1, (const int[]) { 1, 0 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 1, (const int[]) { 0, 1 });
@@ -297,6 +306,15 @@ static void test_kernel_tier_missing_node(void **state)
 	assert_int_equal(build(&f), 0);
 	assert_false(f.m->from_kernel);
 	assert_ranks(f.m, 3, (const int[]) { 0, 1, 2 });
+	assert_string_equal(f.m->fallback, "node2 is in no /sys/devices/virtual/memory_tiering/memory_tierN/nodelist");
+	assert_true(f.m->fallback_warn);
+
+	/* memory_tiering without any memory_tierN. */
+	f.t->have_tiers = false;
+	f.t->nodes[0].tier = f.t->nodes[1].tier = -1;
+	assert_int_equal(build(&f), 0);
+	assert_string_equal(f.m->fallback, "/sys/devices/virtual/memory_tiering has no memory_tierN");
+	assert_true(f.m->fallback_warn);
 	fx_free(&f);
 }
 

@@ -316,11 +316,110 @@ static void test_fallbacks(void **state)
 	assert_int_equal(reread(&c), 0);
 	assert_string_equal(c.err, "");
 	assert_false(c.t->have_tiers);
+	/* What was missing is said, for the caller's warnings. */
+	assert_true(c.t->no_tiering_dir);
 	assert_int_equal(c.t->nodes[1].tier, -1);
 	assert_true(c.t->nodes[0].has_perf);
 	assert_false(c.t->nodes[1].has_perf);
 	assert_false(c.t->nodes[0].have_wmarks);
 	assert_false(c.t->nodes[1].have_wmarks);
+	assert_int_equal(c.t->nodes[0].wmark_err, -ENOENT);
+	assert_int_equal(c.t->nodes[1].wmark_err, -ENOENT);
+	assert_int_equal(c.t->nr_notes, 0);
+	copy_close(&c);
+}
+
+/* A zoneinfo without the node (garbage, or a node it does not list): no
+ * watermarks, and why. */
+static void test_zoneinfo_without_node(void **state)
+{
+	struct ctx c;
+
+	copy_open(&c, "vm-2node");
+	tu_write(c.dir, "proc/zoneinfo", "hello, world\n");
+	assert_int_equal(reread(&c), 0);
+	assert_false(c.t->nodes[0].have_wmarks);
+	assert_int_equal(c.t->nodes[0].wmark_err, -ENODATA);
+	assert_int_equal(c.t->nodes[1].wmark_err, -ENODATA);
+	copy_close(&c);
+}
+
+/* An empty memory_tiering is not a missing one. */
+static void test_empty_memory_tiering(void **state)
+{
+	struct ctx c;
+
+	copy_open(&c, "vm-2node");
+	rm(&c, "sys/devices/virtual/memory_tiering/memory_tier4");
+	rm(&c, "sys/devices/virtual/memory_tiering/memory_tier56");
+	assert_int_equal(reread(&c), 0);
+	assert_false(c.t->have_tiers);
+	assert_false(c.t->no_tiering_dir);
+	copy_close(&c);
+}
+
+static void link_block(struct ctx *c, int nid, int block)
+{
+	char path[512], target[64];
+
+	tu_pathf(path, sizeof(path), "%s/sys/devices/system/node/node%d/memory%d", c->dir, nid, block);
+	tu_pathf(target, sizeof(target), "../../memory/memory%d", block);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/* A link whose block is gone is left out and said, not taken as online. */
+static void test_dangling_block_link(void **state)
+{
+	struct ctx c;
+
+	copy_open(&c, "vm-2node");
+	link_block(&c, 1, 9);
+	link_block(&c, 1, 12);
+	assert_int_equal(reread(&c), 0);
+	assert_int_equal(c.t->nodes[1].nr_blocks, 6);
+	assert_int_equal(c.t->nodes[1].nr_dangling, 2);
+	assert_int_equal(c.t->nodes[1].nr_ranges, 1);
+	assert_range(&c.t->nodes[1], 0, 0x20000000, 0x40000000);
+	assert_int_equal(c.t->nr_notes, 1);
+	assert_string_equal(c.t->notes[0], "/sys/devices/system/node/node1/memory9 and more: dangling link (the "
+			    "memory block is gone): left out of node1's address ranges");
+	copy_close(&c);
+}
+
+/* A block linked from two nodes: both keep its range, and it is said. */
+static void test_overlapping_ranges(void **state)
+{
+	struct ctx c;
+
+	copy_open(&c, "vm-2node");
+	link_block(&c, 0, 4);
+	assert_int_equal(reread(&c), 0);
+	assert_range(&c.t->nodes[0], 0, 0, 0x28000000);
+	assert_range(&c.t->nodes[1], 0, 0x20000000, 0x40000000);
+	assert_int_equal(c.t->nr_notes, 1);
+	assert_non_null(strstr(c.t->notes[0], "/sys/devices/system/node/node0 and node1: both link the memory "
+				"at [0x20000000, 0x28000000)"));
+	copy_close(&c);
+}
+
+/* Offline blocks are counted, so that a node without an online one can be
+ * told from a node without links. */
+static void test_offline_blocks_counted(void **state)
+{
+	struct ctx c;
+
+	copy_open(&c, "vm-2node");
+	for (int b = 4; b < 8; b++) {
+		char rel[64];
+
+		tu_pathf(rel, sizeof(rel), "sys/devices/system/memory/memory%d/state", b);
+		tu_write(c.dir, rel, "offline\n");
+	}
+	assert_int_equal(reread(&c), 0);
+	assert_int_equal(c.t->nodes[1].nr_ranges, 0);
+	assert_int_equal(c.t->nodes[1].nr_blocks, 4);
+	assert_int_equal(c.t->nodes[1].nr_offline, 4);
+	assert_int_equal(c.t->nodes[0].nr_offline, 0);
 	copy_close(&c);
 }
 
@@ -357,8 +456,11 @@ static void test_no_memory_hotplug(void **state)
 		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/memory%d", b / 4, b);
 		rm(&c, rel);
 	}
+	assert_int_equal(reread(&c), 0);
+	assert_false(c.t->no_memory_blocks);
 	rm(&c, "sys/devices/system/memory");
 	assert_int_equal(reread(&c), 0);
+	assert_true(c.t->no_memory_blocks);
 	assert_int_equal(c.t->block_size, 0);
 	assert_int_equal(c.t->nodes[0].nr_ranges, 0);
 	assert_int_equal(c.t->nodes[1].nr_ranges, 0);
@@ -588,6 +690,11 @@ int main(void)
 		cmocka_unit_test(test_truncated_distance),
 		cmocka_unit_test(test_no_numa),
 		cmocka_unit_test(test_fallbacks),
+		cmocka_unit_test(test_zoneinfo_without_node),
+		cmocka_unit_test(test_empty_memory_tiering),
+		cmocka_unit_test(test_dangling_block_link),
+		cmocka_unit_test(test_overlapping_ranges),
+		cmocka_unit_test(test_offline_blocks_counted),
 		cmocka_unit_test(test_has_memory_fallback_memoryless),
 		cmocka_unit_test(test_no_memory_hotplug),
 		cmocka_unit_test(test_links_without_block_size),
