@@ -39,7 +39,7 @@ enum damon_stat_policy { DAMON_STAT_PAUSE, DAMON_STAT_KEEP };
 enum numa_balancing_policy { NUMAB_LEAVE, NUMAB_DISABLE_TIERING };
 /* Who sizes the quotas: the daemon's controller (quota_ctl.h) or DAMON's
  * quota goal tuner. */
-enum quota_tuner { QUOTA_TUNER_DAEMON, QUOTA_TUNER_KERNEL };
+enum quota_tuner { QUOTA_TUNER_DAEMON, QUOTA_TUNER_KERNEL, QUOTA_TUNER_TEMPORAL };
 
 /* A goal in basis points that is either pinned by the operator or "auto"
  * (derived from the fast node's zone watermarks and promotion quota, see

@@ -49,6 +49,7 @@ struct plan_scheme {
 	uint64_t quota_bytes, quota_cap, quota_ms, quota_reset_ms;
 	unsigned weight_sz, weight_nr_accesses, weight_age;
 	struct plan_goal goal;
+	bool goal_temporal;            /* quotas/goal_tuner = temporal (7.1) */
 	enum filter_dir filter_dir;
 	bool young_filter;
 	bool young_allow;              /* promote: allow young; demote: reject young */
@@ -104,7 +105,8 @@ void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes, uint64_t
 		    const struct config *c, struct plan_calibration *ret);
 
 /* Build the plan.  -ENODEV when the tier map has no pairs, -E2BIG when the
- * machine needs more kdamonds or ranges than supported (err says which). */
+ * machine needs more kdamonds or ranges than supported, -EOPNOTSUPP when
+ * the configuration needs a DAMON feature the kernel lacks (err says which). */
 int plan_build(const struct topology *t, const struct tier_map *m,
 	       const struct damon_features *f, const struct config *c,
 	       struct plan *ret, char *err, size_t errlen);

@@ -18,7 +18,7 @@
 
 static const char *const damon_stat_names[] = { "pause", "keep", NULL };
 static const char *const numa_balancing_names[] = { "leave", "disable-tiering", NULL };
-static const char *const quota_tuner_names[] = { "daemon", "kernel", NULL };
+static const char *const quota_tuner_names[] = { "daemon", "kernel", "temporal", NULL };
 
 _Static_assert(sizeof(enum damon_stat_policy) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum numa_balancing_policy) == sizeof(int), "enum stored as int");
@@ -75,7 +75,7 @@ const struct config_key_info config_key_infos[_CONFIG_KEY_MAX] = {
 	[CONFIG_KEY_QUOTA_APPLY_INTERVAL] = { "quota", "apply_interval", "1s",
 		"How often the schemes are applied; 0s = every aggregation interval." },
 	[CONFIG_KEY_QUOTA_TUNER] = { "quota", "tuner", "daemon",
-		"daemon: the daemon sets each quota every second from the fast node's free memory and the goals; kernel: DAMON's own goal tuner (node_mem_used_bp/node_mem_free_bp goals)." },
+		"daemon: the daemon sets each quota every second from the fast node's free memory and the goals; kernel: DAMON's own goal tuner (node_mem_used_bp/node_mem_free_bp goals); temporal: the same goals with DAMON's temporal goal tuner (Linux 7.1 and later)." },
 	[CONFIG_KEY_QUOTA_EXCHANGE] = { "quota", "exchange", "yes",
 		"With tuner = daemon: rank both nodes' memory by access rate and exchange the slow node's clearly hotter data for the fast node's coldest, demoting lukewarm data only to make room for it." },
 	[CONFIG_KEY_PROMOTE_USED_GOAL] = { "promote", "used_goal", "auto",

@@ -171,6 +171,8 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 			add(l, 0, u64s(b, s->goal.target_value), S "quotas/goals/0/target_value");
 			add(l, F_FED, u64s(b, s->goal.current_value), S "quotas/goals/0/current_value");
 		}
+		if (f->goal_tuner && s->goal.enabled)
+			add(l, 0, s->goal_temporal ? "temporal" : "consist", S "quotas/goal_tuner");
 	}
 	add(l, 0, "none", S "watermarks/metric");
 

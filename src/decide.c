@@ -294,7 +294,8 @@ static void decide_plan(const struct decide_input *in, struct decision *d)
 	char text[512];
 
 	if (in->plan_err) {
-		exit_with(in, d, EXIT_FAILURE_RUNTIME, LOG_ERR, "cannot plan DAMON tiering: %s (%s)",
+		exit_with(in, d, in->plan_err == -EOPNOTSUPP ? EXIT_KERNEL : EXIT_FAILURE_RUNTIME, LOG_ERR,
+			  "cannot plan DAMON tiering: %s (%s)",
 			  in->plan_why ? in->plan_why : "", strerror(-in->plan_err));
 		return;
 	}

@@ -273,6 +273,7 @@ static void fill_scheme(const struct damon_features *f, const struct config *c,
 		s->quota_bytes = QCTL_STOP_BYTES;
 	} else if (f->quota_goals) {
 		s->goal.enabled = true;
+		s->goal_temporal = c->quota_tuner == QUOTA_TUNER_TEMPORAL;
 		s->goal.nid = promote ? kd->to_nid : kd->from_nid;
 		s->goal.target_value = promote ? cal->eff_used_bp : cal->eff_free_bp;
 		s->goal.user_metric = promote ? GOAL_NODE_MEM_USED_BP : GOAL_NODE_MEM_FREE_BP;
@@ -357,6 +358,11 @@ int plan_build(const struct topology *t, const struct tier_map *m,
 	int r;
 
 	memset(&p, 0, sizeof(p));
+	if (c->quota_tuner == QUOTA_TUNER_TEMPORAL && !f->goal_tuner) {
+		snprintf(err, errlen, "[quota] tuner = temporal needs DAMON's quotas/goal_tuner "
+			 "(Linux 7.1 or later); use daemon or kernel");
+		return -EOPNOTSUPP;
+	}
 	if (m->nr_promote == 0 && m->nr_demote == 0) {
 		snprintf(err, errlen, "no tier boundary: nothing to migrate");
 		return -ENODEV;
@@ -388,7 +394,7 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 		     "%d %d %d|%" PRIu64 " %" PRIu64 " %" PRIu64 "|%d %u %u %" PRIu64 " %" PRIu64
 		     "|%u %u|%s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 		     "|%" PRIu64 "|%" PRIu64 " %" PRIu64 " %" PRIu64 " %u %u %u|%d %d %" PRIu64 " %d"
-		     "|%d %d %d|%" PRIu64 "|",
+		     "|%d %d %d|%" PRIu64 "|%d|",
 		     k->role, k->from_nid, k->to_nid, k->sample_us, k->aggr_us, k->update_us,
 		     k->intervals_goal, k->ig_access_bp, k->ig_aggrs, k->ig_min_sample_us,
 		     k->ig_max_sample_us, k->min_nr_regions, k->max_nr_regions, s->action,
@@ -397,7 +403,7 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 		     s->daemon_quota ? s->quota_cap | (UINT64_C(1) << 63) : s->quota_bytes, s->quota_ms,
 		     s->quota_reset_ms, s->weight_sz, s->weight_nr_accesses, s->weight_age,
 		     s->goal.enabled, s->goal.metric, s->goal.target_value, s->goal.nid,
-		     s->filter_dir, s->young_filter, s->young_allow, k->refresh_ms);
+		     s->filter_dir, s->young_filter, s->young_allow, k->refresh_ms, s->goal_temporal);
 	if (n < 0 || (size_t)n >= size)
 		return -ENOBUFS;
 	off = (size_t)n;

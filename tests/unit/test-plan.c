@@ -226,6 +226,41 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err, "address ranges"));
 }
 
+/* The temporal goal tuner: the kernel's goals with quotas/goal_tuner
+ * (7.1), refused where the kernel has no such file; and the histogram
+ * schemes come with the exchange only. */
+static void test_tuners_and_histograms(void **state)
+{
+	struct topology t;
+	struct tier_map m;
+	struct config c;
+	struct damon_features f = tu_feat_617;
+	char err[256] = "";
+
+	(void)state;
+	tu_vm_topology(&t, &m);
+	config_init(&c);
+	c.quota_tuner = QUOTA_TUNER_TEMPORAL;
+	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "tuner = temporal needs DAMON's quotas/goal_tuner (Linux 7.1"));
+	f.goal_tuner = true;
+	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), 0);
+	assert_true(P.kd[0].scheme.goal.enabled);
+	assert_true(P.kd[0].scheme.goal_temporal);
+	assert_false(P.kd[0].scheme.daemon_quota);
+	assert_int_equal(P.kd[0].hist.n, 0);
+
+	/* The daemon's controller with the exchange: 8 buckets over the 20
+	 * samples of a window; without the exchange none. */
+	config_init(&c);
+	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(P.kd[0].hist.n, 8);
+	assert_int_equal(P.kd[1].hist.lo[7], 19);
+	c.exchange = false;
+	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), 0);
+	assert_int_equal(P.kd[0].hist.n, 0);
+}
+
 static void test_hash_and_equal(void **state)
 {
 	struct topology t;
@@ -356,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_612_fallbacks),
 		cmocka_unit_test(test_three_tiers_and_sockets),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_tuners_and_histograms),
 		cmocka_unit_test(test_hash_and_equal),
 		cmocka_unit_test(test_sample_interval_stays_in_tuning_bounds),
 		cmocka_unit_test(test_demote_min_age),
