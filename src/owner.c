@@ -72,7 +72,8 @@ bool owner_lock_held(const char *state_dir)
 
 	if (state_path(path, sizeof(path), state_dir, "lock") < 0)
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: "status" must not hang on a FIFO put there. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return false;
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
