@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Why each side of a tier boundary does what it does; see explain.h. */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "explain.h"
 #include "quota_ctl.h"
+#include "textbuf.h"
 
 /* bp of whole, as quota_ctl.c computes its levels (no overflow). */
 static uint64_t bp_of(uint64_t whole, unsigned bp)
@@ -341,191 +340,152 @@ const char *explain_activity_name(enum explain_activity a)
 	return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "unknown";
 }
 
-struct out {
-	char *buf;
-	size_t size, off;
-	bool overflow;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->off, o->size - o->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->size - o->off) {
-		o->overflow = true;
-		return;
-	}
-	o->off += (size_t)n;
-}
-
 /* MiB for the yield: "3.2" below 10, "145" above. */
-static void put_mib(struct out *o, uint64_t bytes)
+static void put_mib(struct textbuf *o, uint64_t bytes)
 {
 	double mib = (double)bytes / (1024.0 * 1024.0);
 
 	if (mib < 10.0)
-		put(o, "%.1f", mib);
+		tb_put(o, "%.1f", mib);
 	else
-		put(o, "%.0f", mib);
-}
-
-static void put_bytes(struct out *o, uint64_t v)
-{
-	if (v >= 1024ull * 1024 * 1024)
-		put(o, "%.1fGiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		put(o, "%.1fMiB", (double)v / (1024.0 * 1024));
-	else if (v >= 1024)
-		put(o, "%.1fKiB", (double)v / 1024.0);
-	else
-		put(o, "%" PRIu64 "B", v);
+		tb_put(o, "%.0f", mib);
 }
 
 /* "node0 12.0% free >= goal 10.5%" and the like; met: the side stopped
  * there, which in rounded numbers may read as equal. */
-static void put_goal(struct out *o, const struct explain_side *e, bool met)
+static void put_goal(struct textbuf *o, const struct explain_side *e, bool met)
 {
 	if (!e->have_mem)
 		return;
 	if (e->promote && met && e->have_floor)
-		put(o, "node%d %.1f%% free reaches floor %.1f%%", e->fast_nid, e->free_bp / 100.0,
+		tb_put(o, "node%d %.1f%% free reaches floor %.1f%%", e->fast_nid, e->free_bp / 100.0,
 		    e->floor_bp / 100.0);
 	else if (e->promote)
-		put(o, "node%d %.1f%% used %s goal %.1f%%", e->fast_nid, e->used_bp / 100.0,
+		tb_put(o, "node%d %.1f%% used %s goal %.1f%%", e->fast_nid, e->used_bp / 100.0,
 		    !met ? "<" : e->used_bp >= e->goal_bp ? ">=" : "reaches", e->goal_bp / 100.0);
 	else
-		put(o, "node%d %.1f%% free %s goal %.1f%%", e->fast_nid, e->free_bp / 100.0,
+		tb_put(o, "node%d %.1f%% free %s goal %.1f%%", e->fast_nid, e->free_bp / 100.0,
 		    !met ? "<" : e->free_bp >= e->goal_bp ? ">=" : "reaches", e->goal_bp / 100.0);
 }
 
-static void put_moved(struct out *o, const struct explain_side *e)
+static void put_moved(struct textbuf *o, const struct explain_side *e)
 {
-	put(o, "kernel moved ");
+	tb_put(o, "kernel moved ");
 	put_mib(o, e->applied_bytes);
-	put(o, " of ");
+	tb_put(o, " of ");
 	put_mib(o, e->tried_bytes);
-	put(o, " MiB tried");
+	tb_put(o, " MiB tried");
 }
 
-static void put_detail(struct out *o, const struct explain_side *e)
+static void put_detail(struct textbuf *o, const struct explain_side *e)
 {
 	int near = e->promote ? e->slow_nid : e->fast_nid;
 
 	switch (e->reason) {
 	case EXPLAIN_UNKNOWN:
-		put(o, "not observed yet");
+		tb_put(o, "not observed yet");
 		break;
 	case EXPLAIN_NO_KDAMOND:
-		put(o, "the plan has no kdamond for this direction");
+		tb_put(o, "the plan has no kdamond for this direction");
 		break;
 	case EXPLAIN_STARTING:
-		put(o, "damon-tierd is setting up (state %s)", e->state);
+		tb_put(o, "damon-tierd is setting up (state %s)", e->state);
 		break;
 	case EXPLAIN_SWITCHING:
-		put(o, "damon-tierd is applying a new plan (state %s)", e->state);
+		tb_put(o, "damon-tierd is applying a new plan (state %s)", e->state);
 		break;
 	case EXPLAIN_STOPPED:
-		put(o, "damon-tierd %s", strcmp(e->state, "teardown") == 0 ? "is stopping" : "has stopped");
+		tb_put(o, "damon-tierd %s", strcmp(e->state, "teardown") == 0 ? "is stopping" : "has stopped");
 		break;
 	case EXPLAIN_BLOCKED:
-		put(o, "damon-tierd waits (the state's detail says why)");
+		tb_put(o, "damon-tierd waits (the state's detail says why)");
 		break;
 	case EXPLAIN_BLOCKED_DAMON_STAT:
-		put(o, "damon_stat is on (damon_stat = keep)");
+		tb_put(o, "damon_stat is on (damon_stat = keep)");
 		break;
 	case EXPLAIN_BLOCKED_FOREIGN:
-		put(o, "kdamond %u (pid %" PRId64 ") is not damon-tierd's", e->kdamond, e->pid);
+		tb_put(o, "kdamond %u (pid %" PRId64 ") is not damon-tierd's", e->kdamond, e->pid);
 		break;
 	case EXPLAIN_KDAMOND_UNREADABLE:
-		put(o, "cannot read kdamond %u's state", e->kdamond);
+		tb_put(o, "cannot read kdamond %u's state", e->kdamond);
 		break;
 	case EXPLAIN_KDAMOND_OFF:
-		put(o, "kdamond %u was found off; damon-tierd restarts it", e->kdamond);
+		tb_put(o, "kdamond %u was found off; damon-tierd restarts it", e->kdamond);
 		break;
 	case EXPLAIN_NOT_ARMED:
-		put(o, "kdamond %u runs, but its scheme is not armed yet (retried every period)",
+		tb_put(o, "kdamond %u runs, but its scheme is not armed yet (retried every period)",
 		    e->kdamond);
 		break;
 	case EXPLAIN_NO_MEMINFO:
-		put(o, "node%d's free memory cannot be read", e->fast_nid);
+		tb_put(o, "node%d's free memory cannot be read", e->fast_nid);
 		break;
 	case EXPLAIN_GOAL_MET:
 		put_goal(o, e, true);
 		break;
 	case EXPLAIN_WAIT_FLOOR:
-		put(o, "node%d %.1f%% free < floor %.1f%%: demotion makes room first", e->fast_nid,
+		tb_put(o, "node%d %.1f%% free < floor %.1f%%: demotion makes room first", e->fast_nid,
 		    e->free_bp / 100.0, e->floor_bp / 100.0);
 		break;
 	case EXPLAIN_NOTHING_ELIGIBLE:
 		if (e->promote)
-			put(o, "nothing on node%d is accessed often enough to promote", near);
+			tb_put(o, "nothing on node%d is accessed often enough to promote", near);
 		else
-			put(o, "nothing on node%d is cold enough to demote", near);
+			tb_put(o, "nothing on node%d is cold enough to demote", near);
 		if (!e->promote && e->have_mem) {
-			put(o, " (");
+			tb_put(o, " (");
 			put_goal(o, e, false);
-			put(o, ")");
+			tb_put(o, ")");
 		}
 		break;
 	case EXPLAIN_LOW_YIELD:
 		put_moved(o, e);
-		put(o, " (the rest was unmovable or young)");
+		tb_put(o, " (the rest was unmovable or young)");
 		break;
 	case EXPLAIN_QUOTA_CAP:
-		put(o, "quota at its cap (");
-		put_bytes(o, e->cap_bytes);
-		put(o, " per window)");
+		tb_put(o, "quota at its cap (");
+		tb_bytes(o, e->cap_bytes);
+		tb_put(o, " per window)");
 		break;
 	case EXPLAIN_QUOTA_RAMP:
-		put(o, "the kernel's goal tuner has the quota at ");
-		put_bytes(o, e->quota_bytes);
-		put(o, " per window and grows it slowly");
+		tb_put(o, "the kernel's goal tuner has the quota at ");
+		tb_bytes(o, e->quota_bytes);
+		tb_put(o, " per window and grows it slowly");
 		break;
 	case EXPLAIN_ACTIVE:
 		put_goal(o, e, false);
 		if (e->have_quota) {
-			put(o, "%squota ", e->have_mem ? ", " : "");
-			put_bytes(o, e->quota_bytes);
-			put(o, " per window");
+			tb_put(o, "%squota ", e->have_mem ? ", " : "");
+			tb_bytes(o, e->quota_bytes);
+			tb_put(o, " per window");
 		}
 		if (e->have_span) {
-			put(o, "%s", e->have_mem || e->have_quota ? ", " : "");
+			tb_put(o, "%s", e->have_mem || e->have_quota ? ", " : "");
 			put_moved(o, e);
 		}
 		break;
 	case EXPLAIN_NOTHING_HOTTER:
-		put(o, "nothing on node%d hotter than node%d's coldest", e->slow_nid, e->fast_nid);
+		tb_put(o, "nothing on node%d hotter than node%d's coldest", e->slow_nid, e->fast_nid);
 		break;
 	case EXPLAIN_EXCHANGE:
-		put(o, "node%d's hotter data takes the place of node%d's colder data", e->slow_nid,
+		tb_put(o, "node%d's hotter data takes the place of node%d's colder data", e->slow_nid,
 		    e->fast_nid);
 		break;
 	case EXPLAIN_MAKING_ROOM:
-		put(o, "node%d's colder data makes room for hotter data from node%d", e->fast_nid,
+		tb_put(o, "node%d's colder data makes room for hotter data from node%d", e->fast_nid,
 		    e->slow_nid);
 		break;
 	default:
-		put(o, "?");
+		tb_put(o, "?");
 		break;
 	}
 }
 
 int explain_format(const struct explain_side *e, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, size == 0 };
+	struct textbuf o = TEXTBUF_INIT(buf, size);
 
-	put(&o, "%s %s: ", e->promote ? "promotion" : "demotion",
+	tb_put(&o, "%s %s: ", e->promote ? "promotion" : "demotion",
 	    explain_activity_name(explain_activity_of(e->reason)));
 	put_detail(&o, e);
-	if (o.overflow && size)
-		buf[size - 1] = '\0';
-	return o.overflow ? -ENOBUFS : 0;
+	return tb_done(&o);
 }

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +7,7 @@
 #include "observe.h"
 #include "owner.h"
 #include "status.h"
+#include "textbuf.h"
 #include "tiers.h"
 
 double status_rate_mib_s(const struct status_sample *prev, const struct status_sample *cur)
@@ -25,47 +24,17 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* Every format function below is a list of emit()s into a bounded buffer
+ * (textbuf.h), under the names this file has always used. */
+#define out textbuf
+#define emit tb_put
+#define out_done tb_done
+
 static void fmt_bytes(char *buf, size_t size, uint64_t v)
 {
-	if (v >= 1024ull * 1024 * 1024)
-		snprintf(buf, size, "%.1fGiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		snprintf(buf, size, "%.1fMiB", (double)v / (1024.0 * 1024));
-	else if (v >= 1024)
-		snprintf(buf, size, "%.1fKiB", (double)v / 1024.0);
-	else
-		snprintf(buf, size, "%" PRIu64 "B", v);
-}
+	struct out o = TEXTBUF_INIT(buf, size);
 
-/* A bounded appender: every format function below is a list of emit()s. */
-struct out {
-	char *buf;
-	size_t size, off;
-	bool overflow;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->off, o->size - o->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->size - o->off) {
-		o->overflow = true;
-		return;
-	}
-	o->off += (size_t)n;
-}
-
-static int out_done(const struct out *o)
-{
-	return o->overflow ? -ENOBUFS : 0;
+	tb_bytes(&o, v);
 }
 
 static void dir_quota(const struct status_direction *d, char *q, size_t qs, char *s, size_t ss)
@@ -79,7 +48,8 @@ static void dir_quota(const struct status_direction *d, char *q, size_t qs, char
 }
 
 /* An explanation's text between pre and post. */
-static void emit_why(struct out *o, const char *pre, const struct explain_side *e, const char *post)
+static void emit_why(struct out *o, const char *pre, const struct explain_side *e,
+		     const char *post)
 {
 	char text[256];
 
@@ -89,7 +59,7 @@ static void emit_why(struct out *o, const char *pre, const struct explain_side *
 
 int status_format_line(const struct status_boundary *b, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, size == 0 };
+	struct out o = TEXTBUF_INIT(buf, size);
 	char pq[32], dq[32], ps[32], ds[32];
 
 	dir_quota(&b->promote, pq, sizeof(pq), ps, sizeof(ps));
@@ -110,7 +80,7 @@ int status_format_line(const struct status_boundary *b, char *buf, size_t size)
 
 int status_format_text(const struct status_snapshot *s, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, size == 0 };
+	struct out o = TEXTBUF_INIT(buf, size);
 
 	emit(&o, "damon-tierd (pid %d): %s%s%s\n", (int)s->pid, s->state, s->detail[0] ? ": " : "",
 	     s->detail);
@@ -210,7 +180,7 @@ static void emit_json_why(struct out *o, const char *name, const struct explain_
 
 int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, size == 0 };
+	struct out o = TEXTBUF_INIT(buf, size);
 
 	emit(&o, "{\"schema\":%d,\"pid\":%d,\"interval_us\":%" PRIu64 ",\"state\":",
 	     STATUS_JSON_SCHEMA, (int)s->pid, s->interval_us);
@@ -250,7 +220,7 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size)
 {
-	struct out o = { buf, size, 0, size == 0 };
+	struct out o = TEXTBUF_INIT(buf, size);
 
 	emit(&o, "# HELP damon_tierd_build_info damon-tierd version.\n"
 		 "# TYPE damon_tierd_build_info gauge\n"
