@@ -257,7 +257,7 @@ static void print_json(const struct view *v)
 	printf("%s%.*s}\n", len ? "," : "", (int)len, body);
 }
 
-static void print_text(const struct options *o, const struct view *v)
+static void print_text(const struct view *v)
 {
 	if (!v->config_ok) {
 		printf("configuration: invalid: %s\n", v->err.message);
@@ -285,7 +285,6 @@ static void print_text(const struct options *o, const struct view *v)
 	printf("updated %lld s ago%s\n", (long long)v->age,
 	       !v->running ? " (damon-tierd is not running: this is its last report)"
 	       : v->stale ? " (more than three periods: damon-tierd may be stuck)" : "");
-	(void)o;
 }
 
 /* 0 the daemon runs, reports and its config is valid; 1 it does not run or
@@ -299,7 +298,7 @@ static int show(const struct options *o, uint64_t *interval_us)
 	if (o->json)
 		print_json(&v);
 	else
-		print_text(o, &v);
+		print_text(&v);
 	rc = v.stale ? 1 : !v.config_ok ? 2 : 0;
 	*interval_us = v.interval_us;
 	drop(&v);
