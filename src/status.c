@@ -32,7 +32,7 @@ static double pct(uint64_t part, uint64_t whole)
 
 static void fmt_bytes(char *buf, size_t size, uint64_t v)
 {
-	struct out o = TEXTBUF_INIT(buf, size);
+	struct out o = { buf, size, 0, size == 0 };
 
 	tb_bytes(&o, v);
 }
@@ -59,7 +59,7 @@ static void emit_why(struct out *o, const char *pre, const struct explain_side *
 
 int status_format_line(const struct status_boundary *b, char *buf, size_t size)
 {
-	struct out o = TEXTBUF_INIT(buf, size);
+	struct out o = { buf, size, 0, size == 0 };
 	char pq[32], dq[32], ps[32], ds[32];
 
 	dir_quota(&b->promote, pq, sizeof(pq), ps, sizeof(ps));
@@ -80,7 +80,7 @@ int status_format_line(const struct status_boundary *b, char *buf, size_t size)
 
 int status_format_text(const struct status_snapshot *s, char *buf, size_t size)
 {
-	struct out o = TEXTBUF_INIT(buf, size);
+	struct out o = { buf, size, 0, size == 0 };
 
 	emit(&o, "damon-tierd (pid %d): %s%s%s\n", (int)s->pid, s->state, s->detail[0] ? ": " : "",
 	     s->detail);
@@ -180,7 +180,7 @@ static void emit_json_why(struct out *o, const char *name, const struct explain_
 
 int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 {
-	struct out o = TEXTBUF_INIT(buf, size);
+	struct out o = { buf, size, 0, size == 0 };
 
 	emit(&o, "{\"schema\":%d,\"pid\":%d,\"interval_us\":%" PRIu64 ",\"state\":",
 	     STATUS_JSON_SCHEMA, (int)s->pid, s->interval_us);
@@ -220,7 +220,7 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 int status_format_prometheus(const struct status_snapshot *s, const char *version, char *buf,
 			     size_t size)
 {
-	struct out o = TEXTBUF_INIT(buf, size);
+	struct out o = { buf, size, 0, size == 0 };
 
 	emit(&o, "# HELP damon_tierd_build_info damon-tierd version.\n"
 		 "# TYPE damon_tierd_build_info gauge\n"
