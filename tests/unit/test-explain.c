@@ -300,6 +300,28 @@ static void test_numbers_and_buffer(void **state)
 	assert_string_equal(explain_activity_name(explain_activity_of(EXPLAIN_LOW_YIELD)), "limited");
 }
 
+/* The status formats give a text 256 bytes (status.c): every reason fits
+ * with the widest numbers. */
+static void test_widest_fits(void **state)
+{
+	char text[256];
+
+	(void)state;
+	for (int r = 0; r < _EXPLAIN_REASON_MAX; r++) {
+		const struct explain_side e = {
+			.reason = r, .promote = r % 2, .state = "teardown", .fast_nid = INT32_MIN,
+			.slow_nid = INT32_MIN, .kdamond = UINT32_MAX, .pid = INT64_MIN, .have_mem = true,
+			.free_bp = 10000, .used_bp = 10000, .goal_bp = 10000, .have_floor = true,
+			.floor_bp = 10000, .have_quota = true, .quota_bytes = UINT64_MAX,
+			.cap_bytes = UINT64_MAX, .have_span = true, .tried_bytes = UINT64_MAX,
+			.applied_bytes = UINT64_MAX,
+		};
+
+		if (explain_format(&e, text, sizeof(text)) != 0)
+			fail_msg("reason %s does not fit: %s", explain_reason_name(r), text);
+	}
+}
+
 /* ---- gathered from the daemon's structs ---- */
 
 static void gather(const struct fx *f, enum rc_state state, bool keep, bool promote, int kd,
@@ -425,6 +447,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_numbers_and_buffer),
+		cmocka_unit_test(test_widest_fits),
 		cmocka_unit_test(test_gather_running),
 		cmocka_unit_test(test_gather_kernel_tuner),
 		cmocka_unit_test(test_gather_blocked),
