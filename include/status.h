@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "explain.h"
 #include "plan.h"
 #include "topology.h"
 
@@ -19,12 +20,22 @@ struct observation;
 struct owner_record;
 struct tier_map;
 
+/* The "schema" of status.json (docs/status-json.md): raised when a field
+ * changes its meaning or goes away, not when one is added. */
+#define STATUS_JSON_SCHEMA 1
+
 /* Per kdamond counters remembered between two samples. */
 struct status_sample {
 	uint64_t sz_applied;
+	uint64_t sz_tried;
 	uint64_t at_usec;
 	bool valid;
 };
+
+/* The explanations' yield (explain.h) is measured over at least this long:
+ * with refresh_ms the kernel's counters may lag by several seconds, and a
+ * single period could show nothing tried where something was. */
+#define STATUS_SPAN_US (30ull * 1000000)
 
 /* Pure: MiB/s between two samples (0 when either is invalid or the counter
  * went backwards, i.e. the kdamond was restarted). */
@@ -46,15 +57,18 @@ struct status_direction {
 	double line_mib_s;         /* since the previous status line */
 };
 
-/* A tier boundary: the fast node, its slow partner, both directions. */
+/* A tier boundary: the fast node, its slow partner, both directions, and
+ * why each does what it does. */
 struct status_boundary {
 	int fast_nid, slow_nid;
 	uint64_t fast_total, fast_free;
 	struct status_direction promote, demote;
+	struct explain_side why_promote, why_demote;
 };
 
 struct status_snapshot {
 	const char *state;          /* reconciler state name */
+	uint64_t interval_us;       /* [daemon] interval: how often the files are rewritten */
 	char detail[512];           /* why blocked, or "" */
 	uint64_t realtime_usec;
 	pid_t pid;
@@ -72,7 +86,7 @@ struct status_snapshot {
 	uint64_t errors_total, repairs_total;
 };
 
-/* Pure: the log line of one boundary. */
+/* Pure: the log line of one boundary, its explanations last. */
 int status_format_line(const struct status_boundary *b, char *buf, size_t size);
 /* Pure: the human-readable summary ("damon-tierd status"). */
 int status_format_text(const struct status_snapshot *s, char *buf, size_t size);
@@ -84,9 +98,12 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 			     size_t size);
 
 /* What the snapshot remembers between two periods, per kdamond of the plan:
- * the samples the rates are computed from and the last stats read. */
+ * the samples the rates are computed from, the last stats read, and the
+ * two samples the explanations' span runs from (span_at is at least
+ * STATUS_SPAN_US older than span_mid). */
 struct status_history {
 	struct status_sample sample[PLAN_MAX_KDAMONDS], line[PLAN_MAX_KDAMONDS];
+	struct status_sample span_at[PLAN_MAX_KDAMONDS], span_mid[PLAN_MAX_KDAMONDS];
 	struct {
 		bool valid;
 		uint64_t applied, tried, qt_exceeds, effective_bytes, sample_us;
@@ -95,6 +112,10 @@ struct status_history {
 
 struct status_input {
 	const char *state;               /* rc_state_name() */
+	enum rc_state rc_state;          /* the same, for the explanations */
+	uint64_t interval_us;            /* [daemon] interval */
+	bool damon_stat_keep;            /* [daemon] damon_stat = keep */
+	const struct runtime *rt;        /* the controller's quotas, who is armed; may be NULL */
 	const char *detail;              /* why blocked, or "" */
 	uint64_t now_usec;               /* CLOCK_MONOTONIC, for the rates */
 	uint64_t realtime_usec;          /* for "updated" */
@@ -104,9 +125,9 @@ struct status_input {
 	uint64_t repairs, errors;
 	const struct owner_record *rec;  /* our kdamonds' indices and pids */
 	const struct topology *topo;     /* the nodes (meminfo as last read) */
-	const struct tier_map *tiers;    /* their ranks; NULL before discovery */
-	const struct plan *plan;         /* NULL: no boundaries (not running) */
-	const struct observation *obs;   /* this period's stats (OBS_STATS), or NULL */
+	const struct tier_map *tiers;    /* their ranks and pairs; NULL before discovery */
+	const struct plan *plan;         /* NULL: the boundaries come from the tiers' pairs */
+	const struct observation *obs;   /* the last observation (OBS_STATS when running), or NULL */
 	bool line;                       /* a status line is due: line rates restart */
 };
 

@@ -240,6 +240,9 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 		if (!ranked) {
 			struct qctl_quota q;
 
+			/* No stale reasons in the status. */
+			r->promote_why = XP_NO_HISTOGRAM;
+			r->demote_why = XD_NO_HISTOGRAM;
 			qctl_compute(&cal->levels, free, QCTL_TICK_US, &q);
 			next = promote ? q.promote : q.demote;
 		} else {

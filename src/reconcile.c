@@ -33,6 +33,8 @@ struct reconciler {
 	struct observation obs;
 	struct decision d;
 	struct status_history hist;
+	struct tier_map status_tiers;  /* the last tier map observed, for status before PROBE */
+	bool have_status_tiers;
 	enum rc_state state;
 	bool reload_requested, stop_requested;
 	int exit_code;
@@ -99,6 +101,10 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 	struct timespec ts;
 	struct status_input in = {
 		.state = rc_state_name(r->state),
+		.rc_state = r->state,
+		.interval_us = r->cfg.interval_us,
+		.damon_stat_keep = r->cfg.damon_stat == DAMON_STAT_KEEP,
+		.rt = &r->rt,
 		.detail = r->state == RC_BLOCKED ? r->rt.blocked_reason : "",
 		.now_usec = now,
 		.pid = getpid(),
@@ -108,14 +114,20 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 		.errors = r->rt.errors,
 		.rec = &r->rt.rec,
 		.topo = &r->topo,
-		.tiers = &r->tiers,
 		.plan = running && r->have_plan ? &r->plan : NULL,
-		.obs = running ? &r->obs : NULL,
+		.obs = &r->obs,
 		.line = line,
 	};
 
 	if (r->opt.dry_run)
 		return;
+	/* Blocked before the first plan, the tiers are only in the
+	 * observations: the boundaries still say why nothing moves. */
+	if ((r->obs.got & OBS_TOPOLOGY) && !r->obs.topo_err && !r->obs.tiers_err) {
+		r->status_tiers = r->obs.tiers;
+		r->have_status_tiers = true;
+	}
+	in.tiers = r->tiers.nr_tiers ? &r->tiers : r->have_status_tiers ? &r->status_tiers : NULL;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	in.realtime_usec = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	status_build(&in, &r->hist, &s);

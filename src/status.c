@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +7,7 @@
 #include "observe.h"
 #include "owner.h"
 #include "status.h"
+#include "textbuf.h"
 #include "tiers.h"
 
 double status_rate_mib_s(const struct status_sample *prev, const struct status_sample *cur)
@@ -25,47 +24,17 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* Every format function below is a list of emit()s into a bounded buffer
+ * (textbuf.h), under the names this file has always used. */
+#define out textbuf
+#define emit tb_put
+#define out_done tb_done
+
 static void fmt_bytes(char *buf, size_t size, uint64_t v)
 {
-	if (v >= 1024ull * 1024 * 1024)
-		snprintf(buf, size, "%.1fGiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		snprintf(buf, size, "%.1fMiB", (double)v / (1024.0 * 1024));
-	else if (v >= 1024)
-		snprintf(buf, size, "%.1fKiB", (double)v / 1024.0);
-	else
-		snprintf(buf, size, "%" PRIu64 "B", v);
-}
+	struct out o = { buf, size, 0, size == 0 };
 
-/* A bounded appender: every format function below is a list of emit()s. */
-struct out {
-	char *buf;
-	size_t size, off;
-	bool overflow;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->off, o->size - o->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->size - o->off) {
-		o->overflow = true;
-		return;
-	}
-	o->off += (size_t)n;
-}
-
-static int out_done(const struct out *o)
-{
-	return o->overflow ? -ENOBUFS : 0;
+	tb_bytes(&o, v);
 }
 
 static void dir_quota(const struct status_direction *d, char *q, size_t qs, char *s, size_t ss)
@@ -76,6 +45,16 @@ static void dir_quota(const struct status_direction *d, char *q, size_t qs, char
 		fmt_bytes(q, qs, d->quota_bytes);
 		snprintf(s, ss, "%.1fms", (double)d->sample_us / 1000.0);
 	}
+}
+
+/* An explanation's text between pre and post. */
+static void emit_why(struct out *o, const char *pre, const struct explain_side *e,
+		     const char *post)
+{
+	char text[256];
+
+	(void)explain_format(e, text, sizeof(text));
+	emit(o, "%s%s%s", pre, text, post);
 }
 
 int status_format_line(const struct status_boundary *b, char *buf, size_t size)
@@ -94,6 +73,8 @@ int status_format_line(const struct status_boundary *b, char *buf, size_t size)
 		emit(&o, " (to node%d, free goal %.2f%%)", b->slow_nid, b->demote.goal_bp / 100.0);
 	emit(&o, "; effective quota promote %s demote %s; sampling promote %s demote %s", pq, dq,
 	     ps, ds);
+	emit_why(&o, "; ", &b->why_promote, "");
+	emit_why(&o, "; ", &b->why_demote, "");
 	return out_done(&o);
 }
 
@@ -134,6 +115,8 @@ int status_format_text(const struct status_snapshot *s, char *buf, size_t size)
 			     name[k], d[k]->kdamond, d[k]->pid, k == 0 ? "used" : "free",
 			     d[k]->goal_bp / 100.0, ap, d[k]->mib_s, q, sm);
 		}
+		emit_why(&o, "  why: ", &b->why_promote, "\n");
+		emit_why(&o, "  why: ", &b->why_demote, "\n");
 	}
 	emit(&o, "repairs %" PRIu64 ", errors %" PRIu64 "\n", s->repairs_total, s->errors_total);
 	return out_done(&o);
@@ -167,11 +150,40 @@ static void emit_json_dir(struct out *o, const char *name, const struct status_d
 	     d->sample_us, d->stats_valid ? "true" : "false");
 }
 
+/* A number, or null when unknown. */
+static void emit_json_u64(struct out *o, const char *name, bool known, uint64_t v)
+{
+	if (known)
+		emit(o, ",\"%s\":%" PRIu64, name, v);
+	else
+		emit(o, ",\"%s\":null", name);
+}
+
+static void emit_json_why(struct out *o, const char *name, const struct explain_side *e)
+{
+	char text[256];
+
+	(void)explain_format(e, text, sizeof(text));
+	emit(o, "\"%s\":{\"activity\":\"%s\",\"reason\":\"%s\",\"text\":", name,
+	     explain_activity_name(explain_activity_of(e->reason)), explain_reason_name(e->reason));
+	emit_json_str(o, text);
+	emit_json_u64(o, "free_bp", e->have_mem, e->free_bp);
+	emit_json_u64(o, "used_bp", e->have_mem, e->used_bp);
+	emit_json_u64(o, "goal_bp", e->goal_bp != 0, e->goal_bp);
+	emit_json_u64(o, "floor_bp", e->have_floor, e->floor_bp);
+	emit_json_u64(o, "quota_bytes", e->have_quota, e->quota_bytes);
+	emit_json_u64(o, "cap_bytes", e->have_quota && e->cap_bytes, e->cap_bytes);
+	emit_json_u64(o, "tried_bytes", e->have_span, e->tried_bytes);
+	emit_json_u64(o, "applied_bytes", e->have_span, e->applied_bytes);
+	emit(o, "}");
+}
+
 int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 {
 	struct out o = { buf, size, 0, size == 0 };
 
-	emit(&o, "{\"pid\":%d,\"state\":", (int)s->pid);
+	emit(&o, "{\"schema\":%d,\"pid\":%d,\"interval_us\":%" PRIu64 ",\"state\":",
+	     STATUS_JSON_SCHEMA, (int)s->pid, s->interval_us);
 	emit_json_str(&o, s->state);
 	emit(&o, ",\"detail\":");
 	emit_json_str(&o, s->detail);
@@ -194,7 +206,11 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 		emit_json_dir(&o, "promote", &b->promote);
 		emit(&o, ",");
 		emit_json_dir(&o, "demote", &b->demote);
-		emit(&o, "}");
+		emit(&o, ",\"explain\":{");
+		emit_json_why(&o, "promote", &b->why_promote);
+		emit(&o, ",");
+		emit_json_why(&o, "demote", &b->why_demote);
+		emit(&o, "}}");
 	}
 	emit(&o, "],\"repairs_total\":%" PRIu64 ",\"errors_total\":%" PRIu64 "}\n", s->repairs_total,
 	     s->errors_total);
@@ -291,9 +307,29 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 }
 
 
+/* The span of kdamond i's counters up to cur (STATUS_SPAN_US to twice
+ * that): span_at moves to span_mid once span_mid is a span old, and both
+ * start over when the counters went back (a restart). */
+static void span(struct status_history *h, unsigned i, const struct status_sample *cur,
+		 struct explain_span *ret)
+{
+	struct status_sample *at = &h->span_at[i], *mid = &h->span_mid[i];
+
+	if (!mid->valid || cur->sz_tried < mid->sz_tried || cur->sz_applied < mid->sz_applied) {
+		*mid = *cur;
+		at->valid = false;
+	} else if (cur->at_usec - mid->at_usec >= STATUS_SPAN_US) {
+		*at = *mid;
+		*mid = *cur;
+	}
+	if (at->valid && cur->sz_tried >= at->sz_tried && cur->sz_applied >= at->sz_applied)
+		*ret = (struct explain_span){ .valid = true, .tried = cur->sz_tried - at->sz_tried,
+					      .applied = cur->sz_applied - at->sz_applied };
+}
+
 /* The plan's kdamond i, this period: stats read now, or the last ones. */
 static bool sample(const struct status_input *in, struct status_history *h, unsigned i,
-		   double *rate, double *line_rate)
+		   double *rate, double *line_rate, struct explain_span *sp)
 {
 	const struct obs_ours *k = in->obs && i < in->obs->nr_ours ? &in->obs->ours[i] : NULL;
 	struct status_sample cur;
@@ -307,7 +343,8 @@ static bool sample(const struct status_input *in, struct status_history *h, unsi
 	h->last[i].qt_exceeds = k->stats.qt_exceeds;
 	h->last[i].effective_bytes = k->stats.effective_bytes;
 	h->last[i].sample_us = k->stats.sample_us;
-	cur = (struct status_sample){ .sz_applied = k->stats.sz_applied, .at_usec = in->now_usec,
+	cur = (struct status_sample){ .sz_applied = k->stats.sz_applied,
+				      .sz_tried = k->stats.sz_tried, .at_usec = in->now_usec,
 				      .valid = true };
 	*rate = status_rate_mib_s(&h->sample[i], &cur);
 	h->sample[i] = cur;
@@ -315,7 +352,35 @@ static bool sample(const struct status_input *in, struct status_history *h, unsi
 		*line_rate = status_rate_mib_s(&h->line[i], &cur);
 		h->line[i] = cur;
 	}
+	span(h, i, &cur, sp);
 	return true;
+}
+
+/* Why each side of b does what it does; kd: the plan indices of its
+ * promote and demote kdamonds (-1: none). */
+static void explain_boundary(const struct status_input *in, const int *kd,
+			     const struct explain_span *sp, struct status_boundary *b)
+{
+	const struct explain_input ein = {
+		.state = in->rc_state,
+		.damon_stat_keep = in->damon_stat_keep,
+		.plan = in->plan,
+		.obs = in->obs,
+		.rt = in->rt,
+	};
+	struct explain_facts f;
+
+	for (int k = 0; k < 2; k++) {
+		explain_gather(&ein, b->fast_nid, b->slow_nid, k == 0, kd[k],
+			       kd[k] >= 0 ? &sp[kd[k]] : NULL, &f);
+		/* The exchange's last reasons, kept with the promote kdamond. */
+		if (in->rt && kd[0] >= 0 && in->rt->kd[kd[0]].promote_why != XP_NO_HISTOGRAM) {
+			f.have_xchg = true;
+			f.xchg_promote = (enum xchg_promote_why)in->rt->kd[kd[0]].promote_why;
+			f.xchg_demote = (enum xchg_demote_why)in->rt->kd[kd[0]].demote_why;
+		}
+		explain_decide(&f, k == 0 ? &b->why_promote : &b->why_demote);
+	}
 }
 
 static void direction(const struct status_input *in, const struct status_history *h, int j,
@@ -344,7 +409,7 @@ static void direction(const struct status_input *in, const struct status_history
 /* Pair each demote kdamond with the promote kdamond of the same two nodes. */
 static void boundaries(const struct status_input *in, const struct status_history *h,
 		       const bool *have, const double *rate, const double *line_rate,
-		       struct status_snapshot *s)
+		       const struct explain_span *sp, struct status_snapshot *s)
 {
 	const struct plan *p = in->plan;
 	bool done[PLAN_MAX_KDAMONDS] = { false };
@@ -377,6 +442,39 @@ static void boundaries(const struct status_input *in, const struct status_histor
 			if (pair[k] >= 0)
 				direction(in, h, pair[k], k == 0, have, rate, line_rate,
 					  plan_calibration_of(p, b->fast_nid), k == 0 ? &b->promote : &b->demote);
+		explain_boundary(in, pair, sp, b);
+		s->nr_boundaries++;
+	}
+}
+
+/* Without a plan (starting, blocked, stopped): the boundaries the tier map
+ * pairs, without kdamonds, so that each says why nothing moves. */
+static void boundaries_of_tiers(const struct status_input *in, struct status_snapshot *s)
+{
+	const struct tier_map *m = in->tiers;
+	const int none[2] = { -1, -1 };
+
+	for (unsigned i = 0; i < m->nr_demote + m->nr_promote; i++) {
+		bool demote = i < m->nr_demote;
+		const struct migration_pair *mp = demote ? &m->demote[i] : &m->promote[i - m->nr_demote];
+		int fast = demote ? mp->from_nid : mp->to_nid, slow = demote ? mp->to_nid : mp->from_nid;
+		struct status_boundary *b = &s->b[s->nr_boundaries];
+		const struct numa_node *n;
+		bool seen = false;
+
+		for (unsigned j = 0; j < s->nr_boundaries; j++)
+			seen |= s->b[j].fast_nid == fast && s->b[j].slow_nid == slow;
+		if (seen || s->nr_boundaries >= PLAN_MAX_KDAMONDS)
+			continue;
+		memset(b, 0, sizeof(*b));
+		b->fast_nid = fast;
+		b->slow_nid = slow;
+		n = in->topo ? topology_node(in->topo, fast) : NULL;
+		if (n) {
+			b->fast_total = n->mem_total;
+			b->fast_free = n->mem_free;
+		}
+		explain_boundary(in, none, NULL, b);
 		s->nr_boundaries++;
 	}
 }
@@ -386,10 +484,12 @@ void status_build(const struct status_input *in, struct status_history *h,
 {
 	double rate[PLAN_MAX_KDAMONDS] = { 0 }, line_rate[PLAN_MAX_KDAMONDS] = { 0 };
 	bool have[PLAN_MAX_KDAMONDS] = { false };
+	struct explain_span sp[PLAN_MAX_KDAMONDS] = { { 0 } };
 	const struct topology *t = in->topo;
 
 	memset(s, 0, sizeof(*s));
 	s->state = in->state;
+	s->interval_us = in->interval_us;
 	snprintf(s->detail, sizeof(s->detail), "%s", in->detail ? in->detail : "");
 	s->realtime_usec = in->realtime_usec;
 	s->pid = in->pid;
@@ -409,9 +509,12 @@ void status_build(const struct status_input *in, struct status_history *h,
 		s->nodes[s->nr_nodes].free = t->nodes[i].mem_free;
 		s->nr_nodes++;
 	}
-	if (!in->plan || !in->rec)
+	if (!in->plan || !in->rec) {
+		if (in->tiers)
+			boundaries_of_tiers(in, s);
 		return;
+	}
 	for (unsigned i = 0; i < in->plan->nr_kdamonds; i++)
-		have[i] = sample(in, h, i, &rate[i], &line_rate[i]);
-	boundaries(in, h, have, rate, line_rate, s);
+		have[i] = sample(in, h, i, &rate[i], &line_rate[i], &sp[i]);
+	boundaries(in, h, have, rate, line_rate, sp, s);
 }

@@ -47,15 +47,20 @@ void status_log_lines(const struct status_snapshot *s)
 {
 	for (unsigned i = 0; i < s->nr_boundaries; i++) {
 		struct status_boundary lb = s->b[i];
-		char text[512], f1[48];
+		char text[1024], f1[48], f2[64], f3[64];
 
 		lb.promote.mib_s = lb.promote.line_mib_s;
 		lb.demote.mib_s = lb.demote.line_mib_s;
 		if (status_format_line(&lb, text, sizeof(text)) < 0)
 			continue;
 		snprintf(f1, sizeof(f1), "DAMON_TIERD_FAST_NODE=%d", lb.fast_nid);
-		log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=status", f1, NULL }, "%s",
-			 text);
+		/* The reasons as fields too: journalctl DAMON_TIERD_DEMOTE_REASON=low_yield */
+		snprintf(f2, sizeof(f2), "DAMON_TIERD_PROMOTE_REASON=%s",
+			 explain_reason_name(lb.why_promote.reason));
+		snprintf(f3, sizeof(f3), "DAMON_TIERD_DEMOTE_REASON=%s",
+			 explain_reason_name(lb.why_demote.reason));
+		log_full(LOG_INFO, 0, (const char *const[]){ "DAMON_TIERD_EVENT=status", f1, f2, f3, NULL },
+			 "%s", text);
 	}
 }
 

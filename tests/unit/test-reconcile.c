@@ -19,12 +19,14 @@
 #include "exit_codes.h"
 #include "fake_damon.h"
 #include "quota_ctl.h"
+#include "exchange.h"
 #include "reconcile.h"
 #include "sysfs_io.h"
 #include "testutil.h"
 
 #define SEC 1000000ull
 #define ADMIN "sys/kernel/mm/damon/admin/kdamonds/"
+#define MiB (1024ull * 1024)
 
 struct env {
 	char *dir, *state, *conf;
@@ -46,6 +48,11 @@ static void reconciler_open(struct env *e, const struct config *c)
 	reconcile_set_sleep(e->rc, no_sleep, NULL);
 }
 
+/* The exchange's histogram schemes make every kdamond nine schemes, which
+ * the fake kernel copies file by file on every refresh: the tests of
+ * everything else run without them; test_exchange runs with. */
+#define NO_EXCHANGE "[quota]\nexchange = no\n"
+
 static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, const char *conf_text)
 {
 	struct env *e = calloc(1, sizeof(*e));
@@ -58,7 +65,8 @@ static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, 
 	e->fd = fake_damon_new(e->dir, prof);
 	e->root = io_root_open(e->dir);
 	assert_true(e->root >= 0);
-	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", e->state, conf_text ? conf_text : "");
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_text ? conf_text : "",
+		 conf_text && strstr(conf_text, "exchange") ? "" : NO_EXCHANGE);
 	tu_write(e->state, "damon-tierd.conf", text);
 	if (asprintf(&e->conf, "%s/damon-tierd.conf", e->state) < 0)
 		fail();
@@ -498,6 +506,71 @@ static void set_node_free_kb(struct env *e, int nid, unsigned long kb)
 	tu_write(e->dir, rel, text);
 }
 
+/* Kdamond k's histogram schemes (1..8) counted `mib` MiB per bucket since
+ * the last reading: base + mib. */
+static void hist_counts(struct env *e, unsigned k, uint64_t base, const unsigned mib[8])
+{
+	for (unsigned b = 0; b < 8; b++) {
+		struct fake_scheme_stats st = { .sz_tried = base + (uint64_t)mib[b] * MiB };
+
+		fake_damon_set_scheme_stats(e->fd, k, 1 + b, &st);
+	}
+}
+
+static char *kd_file(struct env *e, unsigned k, const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), ADMIN "%u/contexts/0/schemes/0/%s", k, rel);
+	return tu_read(e->dir, path);
+}
+
+/* Observe, decide and act with the exchange on the fake kernel: node0
+ * full of lukewarm data, 60 MiB of saturated data on node1.  The
+ * histograms come from the stat schemes' counters, and the bounds land in
+ * the migration schemes' files, which the drift check leaves alone. */
+static void test_exchange(void **state)
+{
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17,
+					"interval = 10min\nstatus_interval = 10min\n[quota]\nexchange = yes\n");
+	char *v;
+
+	(void)state;
+	run(e, 1);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	set_node_free_kb(e, 0, 37 * 1024);
+	hist_counts(e, 0, 0, (unsigned[8]){ 0 });
+	hist_counts(e, 1, 0, (unsigned[8]){ 0 });
+	control_tick(e);
+	assert_true(RT(e)->kd[0].hist_prev_ok);
+	hist_counts(e, 0, 0, (unsigned[8]){ 65, 0, 0, 400 });
+	hist_counts(e, 1, 0, (unsigned[8]){ 440, 0, 0, 0, 0, 0, 0, 60 });
+	tu_log_capture_start();
+	control_tick(e);
+	if (!tu_log_contains("exchange node0 <-> node1: promotion: waiting for demotion"))
+		fail_msg("log: %s", tu_log_text());
+	tu_log_capture_stop();
+	assert_true(RT(e)->kd[1].hist.valid);
+	assert_int_equal(RT(e)->kd[1].hist.bytes[7], 60 * MiB);
+	assert_int_equal(RT(e)->kd[0].demote_why, XD_LUKEWARM_OUT);
+	v = kd_file(e, 0, "access_pattern/nr_accesses/max");
+	assert_string_equal(v, "6");
+	free(v);
+	v = kd_file(e, 0, "ops_filters/nr_filters");
+	assert_string_equal(v, "0");
+	free(v);
+	v = kd_file(e, 1, "access_pattern/nr_accesses/min");
+	assert_string_equal(v, "19");
+	free(v);
+	/* The full read-back sees no drift in what the exchange set. */
+	tu_log_capture_start();
+	e->now += 11 * 60 * SEC;
+	run(e, 1);
+	assert_false(tu_log_contains("drifted"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
 static uint64_t quota_of(struct env *e, unsigned k)
 {
 	char rel[128], *v;
@@ -775,7 +848,7 @@ static void crash_and_restart(struct env *e, const char *conf_extra)
 
 	/* No teardown: the process just vanished. */
 	reconcile_free(e->rc);
-	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", e->state, conf_extra);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_extra, NO_EXCHANGE);
 	tu_write(e->state, "damon-tierd.conf", text);
 	assert_int_equal(config_load(e->conf, &c, &err), 0);
 	reconciler_open(e, &c);
@@ -908,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_reload_rejected_by_kernel),
 		cmocka_unit_test(test_quota_controller),
 		cmocka_unit_test(test_quota_controller_yield),
+		cmocka_unit_test(test_exchange),
 		cmocka_unit_test(test_user_input_goals_fed_on_612),
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "decide_fx.h"
 #include "status.h"
 #include "status_sink.h"
 #include "testutil.h"
@@ -54,9 +55,16 @@ static void fill(struct status_snapshot *s)
 					       .goal_bp = 1006, .stats_valid = true,
 					       .applied_bytes = 100 * MiB, .mib_s = 0.25,
 					       .quota_bytes = 4096, .sample_us = 20000 };
+	b->why_promote = (struct explain_side){ .reason = EXPLAIN_QUOTA_CAP, .promote = true,
+						.fast_nid = 0, .slow_nid = 1, .have_quota = true,
+						.quota_bytes = 3 * MiB, .cap_bytes = 3 * MiB };
+	b->why_demote = (struct explain_side){ .reason = EXPLAIN_GOAL_MET, .fast_nid = 0,
+					       .slow_nid = 1, .have_mem = true, .free_bp = 1000,
+					       .used_bp = 9000, .goal_bp = 1006 };
 	s->repairs_total = 3;
 	s->errors_total = 1;
 	s->realtime_usec = 1733227200123456ull;
+	s->interval_us = 5000000;
 }
 
 static void test_line(void **state)
@@ -68,7 +76,9 @@ static void test_line(void **state)
 	assert_int_equal(status_format_line(&s.b[0], buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "node0 used 90.0%: promoted 1.50 MiB/s (from node1, used goal 90.14%), "
 				 "demoted 0.25 MiB/s (to node1, free goal 10.06%); effective quota promote "
-				 "3.0MiB demote 4.0KiB; sampling promote 5.0ms demote 20.0ms");
+				 "3.0MiB demote 4.0KiB; sampling promote 5.0ms demote 20.0ms; promotion "
+				 "limited: quota at its cap (3.0MiB per window); demotion idle: node0 10.0% "
+				 "free reaches goal 10.1%");
 	assert_int_equal(status_format_line(&s.b[0], buf, 20), -ENOBUFS);
 	s.b[0].promote.present = false;
 	s.b[0].demote.stats_valid = false;
@@ -87,12 +97,24 @@ static void test_text_and_json(void **state)
 	assert_non_null(strstr(buf, "node1  tier 1 (CPU-less)  2000 MiB, 25.0% used"));
 	assert_non_null(strstr(buf, "promote kdamond 1 (pid 156): goal used 90.14%, moved 64.0MiB"));
 	assert_non_null(strstr(buf, "damon_stat paused by damon-tierd"));
+	assert_non_null(strstr(buf, "\n  why: promotion limited: quota at its cap (3.0MiB per window)\n"
+				    "  why: demotion idle: node0 10.0% free reaches goal 10.1%\n"));
 
 	snprintf(s.detail, sizeof(s.detail), "kdamond 0 (pid 7) is \"foreign\"");
 	assert_int_equal(status_format_json(&s, buf, sizeof(buf)), 0);
 	assert_non_null(strstr(buf, "\"detail\":\"kdamond 0 (pid 7) is \\\"foreign\\\"\""));
 	assert_non_null(strstr(buf, "\"promote\":{\"kdamond\":1,\"pid\":156,\"goal_bp\":9014"));
 	assert_non_null(strstr(buf, "\"boundaries\":[{\"fast_node\":0,\"slow_node\":1"));
+	assert_true(strncmp(buf, "{\"schema\":1,\"pid\":42,\"interval_us\":5000000,", 43) == 0);
+	assert_non_null(strstr(buf, ",\"explain\":{\"promote\":{\"activity\":\"limited\",\"reason\":"
+				    "\"quota_cap\",\"text\":\"promotion limited: quota at its cap (3.0MiB per "
+				    "window)\",\"free_bp\":null,\"used_bp\":null,\"goal_bp\":null,"
+				    "\"floor_bp\":null,\"quota_bytes\":3145728,\"cap_bytes\":3145728,"
+				    "\"tried_bytes\":null,\"applied_bytes\":null},\"demote\":{\"activity\":"
+				    "\"idle\",\"reason\":\"goal_met\""));
+	assert_non_null(strstr(buf, "\"free_bp\":1000,\"used_bp\":9000,\"goal_bp\":1006,"));
+	/* One line: --watch --json prints one object per line. */
+	assert_ptr_equal(strchr(buf, '\n'), buf + strlen(buf) - 1);
 	assert_int_equal(status_format_json(&s, buf, 100), -ENOBUFS);
 }
 
@@ -179,6 +201,85 @@ static void test_atomic_write(void **state)
 	free(dir);
 }
 
+/* status_build from the decisions' fixture (decide_fx.h). */
+static void build(struct fx *f, const struct plan *plan, enum rc_state st, uint64_t now,
+		  struct status_history *h, struct status_snapshot *s)
+{
+	const struct status_input in = {
+		.state = rc_state_name(st),
+		.rc_state = st,
+		.interval_us = 5000000,
+		.damon_stat_keep = f->cfg.damon_stat == DAMON_STAT_KEEP,
+		.rt = &f->rt,
+		.now_usec = now,
+		.rec = &f->rt.rec,
+		.topo = &f->topo,
+		.tiers = &f->tiers,
+		.plan = plan,
+		.obs = &f->obs,
+	};
+
+	status_build(&in, h, s);
+}
+
+/* Blocked before any plan: the tier map's boundary, and why nothing moves. */
+static void test_build_blocked(void **state)
+{
+	static struct fx f;
+	static struct status_history h;
+	static struct status_snapshot s;
+
+	fx_init(&f, RC_BLOCKED);
+	f.cfg.damon_stat = DAMON_STAT_KEEP;
+	f.obs.mods.mod[DAMON_MOD_STAT].enabled = true;
+	build(&f, NULL, RC_BLOCKED, FX_NOW, &h, &s);
+	assert_int_equal(s.nr_boundaries, 1);
+	assert_int_equal(s.b[0].fast_nid, 0);
+	assert_int_equal(s.b[0].slow_nid, 1);
+	assert_false(s.b[0].promote.present || s.b[0].demote.present);
+	assert_int_equal(s.b[0].why_promote.reason, EXPLAIN_BLOCKED_DAMON_STAT);
+	assert_int_equal(s.b[0].why_demote.reason, EXPLAIN_BLOCKED_DAMON_STAT);
+	assert_int_equal(s.interval_us, 5000000);
+	/* No tier map yet: no boundary to explain. */
+	const struct status_input none = { .state = "discover", .rc_state = RC_DISCOVER };
+	status_build(&none, &h, &s);
+	assert_int_equal(s.nr_boundaries, 0);
+}
+
+/* Running: the yield is measured over at least STATUS_SPAN_US, and starts
+ * over when the counters go back (the kdamond restarted). */
+static void test_build_span(void **state)
+{
+	static struct fx f;
+	static struct status_history h;
+	static struct status_snapshot s;
+	uint64_t now = FX_NOW;
+
+	fx_init(&f, RC_RUNNING);
+	/* node0 short of its free goal: demotion works. */
+	f.obs.mem[0].free = 4 * MiB;
+	f.rt.kd[0].quota_bytes = 8 * MiB;
+	for (int i = 0; i <= 6; i++, now += 5000000) {
+		f.obs.ours[0].stats.sz_tried = (uint64_t)i * 20 * MiB;
+		f.obs.ours[0].stats.sz_applied = (uint64_t)i * MiB / 2;
+		build(&f, &f.plan, RC_RUNNING, now, &h, &s);
+		assert_int_equal(s.nr_boundaries, 1);
+		/* Until a span has passed, the yield is unknown. */
+		if (i < 6)
+			assert_false(s.b[0].why_demote.have_span);
+	}
+	assert_true(s.b[0].why_demote.have_span);
+	assert_int_equal(s.b[0].why_demote.tried_bytes, 120 * MiB);
+	assert_int_equal(s.b[0].why_demote.applied_bytes, 3 * MiB);
+	assert_int_equal(s.b[0].why_demote.reason, EXPLAIN_LOW_YIELD);
+	/* The kdamond restarted: its counters start from zero. */
+	f.obs.ours[0].stats.sz_tried = MiB;
+	f.obs.ours[0].stats.sz_applied = 0;
+	build(&f, &f.plan, RC_RUNNING, now, &h, &s);
+	assert_false(s.b[0].why_demote.have_span);
+	assert_int_equal(s.b[0].why_demote.reason, EXPLAIN_ACTIVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_largest_fits),
 		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_build_blocked),
+		cmocka_unit_test(test_build_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

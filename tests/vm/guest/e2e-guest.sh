@@ -125,8 +125,51 @@ note "result: hot_on_node0=$hot cold_on_node1=$cold"
 verdict "hot set on node0: $hot >= 0.90" "hot set on node0: $hot < 0.90" at_least "$hot" 0.90
 verdict "cold data demoted: $cold of it on node1" "cold data not demoted: $cold on node1" at_least "$cold" 0.05
 
+# "damon-tierd status" explains each side of the boundary: a "why:" line
+# per side, an explain object per side in the JSON, and both reasons at the
+# end of the journal's status line.  Shape only: which reason depends on
+# where the workload is.  The exit status also says whether the report is
+# fresh (three periods), which is guest time: it is judged against the
+# JSON's own "stale", not asserted.
+status_of() { # OUT ARGS...: runs status ARGS into OUT; sets st_rc
+	_so_out=$1
+	shift
+	st_rc=0
+	/bin/damon-tierd status "$@" >"$_so_out" 2>&1 || st_rc=$?
+}
+status_of /tmp/status.json --json --config /etc/damon-tierd.conf
+want_rc=0
+grep -q '"stale":true' /tmp/status.json && want_rc=1 && note "the report is stale (guest time)"
+verdict "status --json exits $want_rc" "status --json exited $st_rc" eq "$st_rc" "$want_rc"
+check "status --json is one object on one line" eq "$(wc -l </tmp/status.json)" 1
+check "status --json: schema 1, running" grep -q '^{"schema":1,"running":true,' /tmp/status.json
+check "status --json explains promotion" grep -qE \
+	'"explain":\{"promote":\{"activity":"[a-z]+","reason":"[a-z_]+","text":"promotion [a-z]+: ' /tmp/status.json
+check "status --json explains demotion" grep -qE \
+	'"demote":\{"activity":"[a-z]+","reason":"[a-z_]+","text":"demotion [a-z]+: ' /tmp/status.json
+grep -oE '"text":"[^"]*"' /tmp/status.json | sed 's/^/E2E status --json: /'
+status_of /tmp/status.txt --config /etc/damon-tierd.conf
+sed 's/^/E2E status: /' /tmp/status.txt
+check "status runs" at_most "$st_rc" 1
+check "status says why promotion does what it does" grep -qE '^  why: promotion [a-z]+: .' /tmp/status.txt
+check "status says why demotion does what it does" grep -qE '^  why: demotion [a-z]+: .' /tmp/status.txt
+check "the journal's status line ends with both reasons" grep -qE \
+	'promoted .*; promotion [a-z]+: .*; demotion [a-z]+: ' "$log"
+# A broken config does not hide the report: its file:line, and exit 2.
+printf '[daemon]\ninterval = 10 fortnights\n' >/tmp/bad.conf
+status_of /tmp/status-bad.txt --config /tmp/bad.conf
+want_rc=2
+grep -q 'may be stuck' /tmp/status-bad.txt && want_rc=1
+verdict "status with a broken config exits $want_rc" "status with a broken config exited $st_rc" \
+	eq "$st_rc" "$want_rc"
+check "status names the config error's file:line" has /tmp/status-bad.txt "configuration: invalid: /tmp/bad.conf:2"
+check "status with a broken config still explains" grep -qE '^  why: demotion [a-z]+: ' /tmp/status-bad.txt
+
 stop_daemon
 verdict "daemon exited 0 on SIGTERM" "daemon exited $drc on SIGTERM" eq "$drc" 0
+status_of /tmp/status.json --json --config /etc/damon-tierd.conf
+verdict "status after the stop exits 1" "status after the stop exited $st_rc" eq "$st_rc" 1
+check "its last report reads running false" grep -q '^{"schema":1,"running":false,' /tmp/status.json
 tail -n 5 "$log" | sed 's/^/DAEMON: /'
 count_on
 verdict "no kdamond of ours runs after SIGTERM" "$on kdamonds still on after SIGTERM" eq "$on" 0
