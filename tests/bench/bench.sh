@@ -20,7 +20,7 @@
 #          for the log)
 #   ideal  no migration by the kernel: the workload puts its known hot set
 #          on node 0 itself (tierload --ideal): the upper limit
-# Workloads (tests/bench/tierload.c; default gups,grow,zipf):
+# Workloads (tests/bench/tierload/; default gups,grow,zipf):
 #   gups   random updates to a hot set that starts on node 1 while cold data
 #          fills node 0; at half the run the hot set moves to another region,
 #          also on node 1
@@ -135,8 +135,8 @@ if ((!report_only)); then
 		load=$BENCH_LOAD
 	else
 		load=$work/tierload
-		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$load" "$here/tierload.c" -lm ||
-			die "cannot build tests/bench/tierload.c"
+		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$load" "$here"/tierload/*.c -lm ||
+			die "cannot build tests/bench/tierload/*.c"
 	fi
 	[[ -x $load ]] || die "no tierload binary at $load"
 	vmlinuz=$("$vm/fetch-kernel.sh" "$glob")
