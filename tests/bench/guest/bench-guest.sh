@@ -2,7 +2,8 @@
 # bench-guest.sh: guest body of tests/bench/bench.sh (busybox sh).  One
 # (configuration, workload) per boot.  Environment (kernel command line):
 #   BENCH_CONFIG     none | numab | seed | tierd | ideal
-#   BENCH_WORKLOAD   gups | grow | zipf
+#   BENCH_WORKLOAD   gups | grow | zipf | scan | lukewarmN (tierload's lukewarm
+#                    mode with N% of the accesses outside the hot set)
 #   BENCH_DURATION   workload seconds (default 240)
 #   BENCH_INTERVAL   sample interval, seconds (default 2)
 #
@@ -76,10 +77,15 @@ echo 0 >/proc/sys/kernel/numa_balancing
 ideal=""
 [ "$CFG" = ideal ] && ideal=--ideal
 case $CFG in none | numab | seed | tierd | ideal) ;; *) die "unknown config $CFG" ;; esac
+case $WL in
+gups | grow | zipf | scan) set -- --mode "$WL" ;;
+lukewarm[1-9] | lukewarm[1-9][0-9]) set -- --mode lukewarm --cold-share "$(awk -v p="${WL#lukewarm}" 'BEGIN { print p / 100 }')" ;;
+*) die "unknown workload $WL" ;;
+esac
 rm -f /tmp/ready
 # Its output goes to the console as it comes (tee) and to a file; its pid
 # comes from the ready file.
-/bin/tierload --mode "$WL" $ideal --duration "$DUR" --report-interval "$RI" \
+/bin/tierload "$@" $ideal --duration "$DUR" --report-interval "$RI" \
 	--ready-file /tmp/ready 2>&1 | tee /tmp/wl.log &
 tpid=$!
 if ! wait_alive $tpid 600 test -s /tmp/ready; then

@@ -18,6 +18,8 @@ static const struct mode_ops *const modes[] = {
 	[MODE_GUPS] = &gups_ops,
 	[MODE_GROW] = &grow_ops,
 	[MODE_ZIPF] = &zipf_ops,
+	[MODE_LUKEWARM] = &lukewarm_ops,
+	[MODE_SCAN] = &scan_ops,
 };
 
 static volatile sig_atomic_t go_flag, stop_flag;
@@ -38,14 +40,16 @@ static void on_term(int sig)
 static void usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
-		"usage: tierload --mode gups|grow|zipf [--ideal] [--duration SEC]\n"
+		"usage: tierload --mode gups|grow|zipf|lukewarm|scan [--ideal] [--duration SEC]\n"
 		"       [--report-interval SEC] [--check-interval SEC] [--fast-node N]\n"
 		"       [--slow-node N] [--hot MiB] [--leave-free MiB] [--chunks N]\n"
-		"       [--zipf-s S] [--zipf-hot-mass F] [--seed N] [--ready-file PATH]\n"
+		"       [--zipf-s S] [--zipf-hot-mass F] [--cold-share F]\n"
+		"       [--scan-period SEC] [--scan-pass SEC] [--seed N] [--ready-file PATH]\n"
 		"defaults: --duration 240 --report-interval 2 --check-interval 0.5\n"
 		"          --fast-node 0 --slow-node 1 --hot auto (15%% of the fast node)\n"
 		"          --leave-free auto (zone high watermarks + 16 MiB) --chunks 4\n"
-		"          --zipf-s 0.99 --zipf-hot-mass 0.8\n"
+		"          --zipf-s 0.99 --zipf-hot-mass 0.8 --cold-share 0.1 (lukewarm)\n"
+		"          --scan-period 20 --scan-pass 2 (scan)\n"
 		"t = 0 is SIGUSR1, sent after \"BENCH READY\".\n");
 	exit(rc);
 }
@@ -79,6 +83,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "chunks", required_argument, NULL, 'k' },
 		{ "zipf-s", required_argument, NULL, 'z' },
 		{ "zipf-hot-mass", required_argument, NULL, 'M' },
+		{ "cold-share", required_argument, NULL, 'C' },
+		{ "scan-period", required_argument, NULL, 'P' },
+		{ "scan-pass", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "ready-file", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
@@ -90,7 +97,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 	*o = (struct options){
 		.duration = 240, .report_interval = 2, .check_interval = 0.5,
 		.fast = 0, .slow = 1, .hot_mib = 0, .leave_free_mib = -1, .chunks = 4,
-		.zipf_s = 0.99, .zipf_hot_mass = 0.8, .seed = 0x9e3779b97f4a7c15ULL,
+		.zipf_s = 0.99, .zipf_hot_mass = 0.8, .cold_share = 0.1,
+		.scan_period = 20, .scan_pass = 2, .seed = 0x9e3779b97f4a7c15ULL,
 	};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -117,6 +125,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'k': o->chunks = (unsigned)parse_pos(optarg, false); break;
 		case 'z': o->zipf_s = parse_pos(optarg, false); break;
 		case 'M': o->zipf_hot_mass = parse_pos(optarg, false); break;
+		case 'C': o->cold_share = parse_pos(optarg, true); break;
+		case 'P': o->scan_period = parse_pos(optarg, false); break;
+		case 'p': o->scan_pass = parse_pos(optarg, false); break;
 		case 'S': o->seed = (uint64_t)parse_pos(optarg, false); break;
 		case 'R': o->ready_file = optarg; break;
 		case 'h': usage(0); break;
@@ -127,6 +138,14 @@ static void parse_args(int argc, char **argv, struct options *o)
 	    o->slow >= MAX_NODES || o->chunks < 1 || o->chunks > MAX_EVENTS ||
 	    o->zipf_hot_mass >= 1)
 		usage(2);
+	if (o->cold_share >= 1) {
+		fprintf(stderr, "tierload: --cold-share must be below 1 (a fraction of the accesses)\n");
+		usage(2);
+	}
+	if (o->scan_pass >= o->scan_period) {
+		fprintf(stderr, "tierload: --scan-pass must be shorter than --scan-period\n");
+		usage(2);
+	}
 }
 
 /* Maps the data, allocates the per-page arrays; exits on failure. */

@@ -22,6 +22,9 @@
  *             the slow node and receives every access (random 8-byte
  *             updates); at half the run the accesses move to B (H), also on
  *             the slow node (mode_gups.c).
+ *   lukewarm  gups whose data outside the current hot set (the cold data,
+ *             and the other of A and B) receives --cold-share of the
+ *             accesses, spread evenly over its pages (mode_gups.c).
  *   grow      old data (C - H/2) on the fast node, then a new chunk of H is
  *             allocated (first touch, default policy) at t = k*D/--chunks;
  *             70% of the accesses go to the newest chunk, 20% to the one
@@ -31,6 +34,10 @@
  *             Zipf(s) popularity over a random permutation of the pages
  *             (mode_zipf.c).  The hot set is the most popular pages that
  *             together receive 80% of the accesses.
+ *   scan      cold data fills the fast node (C) and C/2 more lies on the slow
+ *             node; the hot set (H) starts on the slow node and receives the
+ *             updates; every --scan-period seconds a sequential pass reads
+ *             every cold page once (mode_scan.c).
  *
  * --ideal: no kernel migration is expected; the workload places its known
  * hot set on the fast node itself (thread mempolicy at first touch, and
@@ -79,7 +86,7 @@
 #define QUERY_BATCH 16384UL
 #define MAX_EVENTS 64
 
-enum mode { MODE_GUPS, MODE_GROW, MODE_ZIPF };
+enum mode { MODE_GUPS, MODE_GROW, MODE_ZIPF, MODE_LUKEWARM, MODE_SCAN };
 
 struct options {
 	enum mode mode;
@@ -94,6 +101,9 @@ struct options {
 	unsigned chunks;
 	double zipf_s;
 	double zipf_hot_mass;
+	double cold_share;           /* lukewarm: share of the accesses outside the hot set */
+	double scan_period;          /* scan: seconds from one pass's start to the next */
+	double scan_pass;            /* scan: seconds one pass is spread over */
 	uint64_t seed;
 	const char *ready_file;
 };
@@ -161,9 +171,21 @@ struct bench {
 	size_t cap;       /* C: what fills the fast node */
 	size_t h;         /* H: hot set / chunk size */
 
-	/* gups */
+	/* gups, lukewarm, scan */
 	size_t cold0, a0, b0;
 	int phase;
+	/* lukewarm */
+	uint64_t cold_thresh;         /* an access is lukewarm when its top 16 bits are below */
+	uint64_t cold_demoted_pages;  /* lukewarm pages seen moving fast -> slow between samples */
+	/* scan */
+	size_t cold1, ncold1;         /* the cold data on the slow node */
+	uint8_t *slow0;               /* page was on the slow node at t = 0 */
+	unsigned scan_passes;         /* passes started */
+	size_t scan_next;             /* the current pass's next cold page (index into the cold data) */
+	double scan_start;            /* the current pass's start, <0 between passes */
+	uint64_t scan_reads;
+	uint64_t scan_sum;
+	uint64_t scan_promoted_pages; /* scanned pages seen moving slow -> fast between samples */
 	/* grow */
 	size_t base_pages;
 	unsigned nchunks_live;
@@ -181,7 +203,7 @@ struct bench {
 	long wmark_high_kb;
 };
 
-extern const struct mode_ops gups_ops, grow_ops, zipf_ops;
+extern const struct mode_ops gups_ops, lukewarm_ops, grow_ops, zipf_ops, scan_ops;
 
 /* ---- sys.c: process, clock, random numbers, kernel interfaces ------------ */
 
