@@ -10,6 +10,7 @@
  * over its pages (a random word of a random page), the rest go to the hot
  * set as in gups.  So one lukewarm page is touched share/(1-share) * H/(C+H)
  * times as often as one hot page: about 1/60 at 10% on the 512 MiB guest.
+ * scan (mode_scan.c) shares the placement of C and A and the updates.
  */
 #include "tierload.h"
 
@@ -63,7 +64,7 @@ static void gups_phase(struct bench *b, int phase)
 	}
 }
 
-static void gups_place(struct bench *b)
+void gups_place_cold_a(struct bench *b)
 {
 	if (b->o.ideal) {
 		/* A on the fast node; cold data fills the rest of it, then the slow node. */
@@ -74,6 +75,11 @@ static void gups_place(struct bench *b)
 		touch_range(b, b->cold0, b->cap, b->o.fast);
 		touch_range(b, b->a0, b->h, b->o.slow);
 	}
+}
+
+static void gups_place(struct bench *b)
+{
+	gups_place_cold_a(b);
 	touch_range(b, b->b0, b->h, b->o.slow);
 	b->live = b->npages;
 	gups_phase(b, 0);
@@ -109,7 +115,7 @@ static bool gups_event(struct bench *b, unsigned n, size_t *hot_slow, size_t *ro
 	return true;
 }
 
-static void gups_access(struct bench *b, unsigned n)
+void gups_access(struct bench *b, unsigned n)
 {
 	uint64_t *base = page_words(b, b->phase ? b->b0 : b->a0);
 	size_t words = b->h * PAGE / sizeof(uint64_t);

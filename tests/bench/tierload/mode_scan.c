@@ -60,31 +60,12 @@ static void scan_setup(struct bench *b)
 
 static void scan_place(struct bench *b)
 {
-	if (b->o.ideal) {
-		touch_range(b, b->a0, b->h, b->o.fast);
-		touch_range(b, b->cold0, b->cap - b->h, b->o.fast);
-		touch_range(b, b->cold0 + b->cap - b->h, b->h, b->o.slow);
-	} else {
-		touch_range(b, b->cold0, b->cap, b->o.fast);
-		touch_range(b, b->a0, b->h, b->o.slow);
-	}
+	gups_place_cold_a(b);
 	touch_range(b, b->cold1, b->ncold1, b->o.slow);
 	b->live = b->npages;
 	memset(b->hot + b->a0, 1, b->h);
 	b->nhot = b->h;
 	set_uniform(b, b->a0, b->h, 1.0);
-}
-
-static void scan_access(struct bench *b, unsigned n)
-{
-	uint64_t *base = page_words(b, b->a0);
-	size_t words = b->h * PAGE / sizeof(uint64_t);
-
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t r = xorshift64(&b->rng);
-
-		base[r % words] += r >> 40;
-	}
 }
 
 /* Starts a pass when one is due, and reads the cold pages due by t. */
@@ -149,7 +130,8 @@ const struct mode_ops scan_ops = {
 	.name = "scan",
 	.setup = scan_setup,
 	.place = scan_place,
-	.access = scan_access,
+	/* phase stays 0: the updates go to the hot set at a0, as gups's phase 0. */
+	.access = gups_access,
 	.tick = scan_tick,
 	.fields = scan_fields,
 };

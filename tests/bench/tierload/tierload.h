@@ -247,6 +247,18 @@ void ideal_place(struct bench *b, const size_t *out, size_t nout);
 /* Adds mass spread evenly over pages [first, first+n) to their weights. */
 void set_uniform(struct bench *b, size_t first, size_t n, double mass);
 
+/* ---- mode_gups.c: what scan shares with gups ------------------------------ */
+
+/*
+ * First touch of the cold data [cold0, cold0 + cap) on the fast node and of
+ * the hot set [a0, a0 + h) on the slow node; --ideal: the hot set on the
+ * fast node, the cold data filling the rest of it, its last h pages on the
+ * slow node.
+ */
+void gups_place_cold_a(struct bench *b);
+/* n random 8-byte updates of the hot set at a0 (phase 0) or b0 (phase 1). */
+void gups_access(struct bench *b, unsigned n);
+
 /* ---- measure.c: events, samples, t90 -------------------------------------- */
 
 /* The events of the run: the start, then the mode's shifts. */
