@@ -378,7 +378,7 @@ if command -v gnuplot >/dev/null; then
 				[[ -f $log ]] || continue
 				tr -d '\r' <"$log" | awk '
 					/^BENCH EVENT/ && / kind=shift / { style = "dashtype 2 lc rgb \"gray40\"" }
-					/^BENCH SCAN/ && / kind=start / { style = "dashtype 3 lc rgb \"gray60\"" }
+					/^BENCH SCAN/ && / kind=start / { style = "dashtype 3 lc rgb \"#9467bd\"" }
 					/^BENCH (EVENT|SCAN)/ && / kind=(shift|start) / && style != "" {
 						for (i = 1; i <= NF; i++) if ($i ~ /^t=/) { sub(/^t=/, "", $i); printf "set arrow from %s, graph 0 to %s, graph 1 nohead %s\n", $i, $i, style }
 						style = ""
