@@ -20,13 +20,19 @@
 #          for the log)
 #   ideal  no migration by the kernel: the workload puts its known hot set
 #          on node 0 itself (tierload --ideal): the upper limit
-# Workloads (tests/bench/tierload.c; default gups,grow,zipf):
+# Workloads (tests/bench/tierload/; default all seven):
 #   gups   random updates to a hot set that starts on node 1 while cold data
 #          fills node 0; at half the run the hot set moves to another region,
 #          also on node 1
 #   grow   the resident set grows past node 0 in --chunks steps, accesses
 #          skewed to the newest allocation
 #   zipf   Zipf(0.99) key-value accesses over a table on both nodes
+#   lukewarmN  gups whose data outside the hot set receives N% of the
+#          accesses (N = 1..99; the matrix runs lukewarm2, lukewarm10 and
+#          lukewarm20)
+#   scan   a hot set on node 1, cold data filling node 0 and more of it on
+#          node 1, and every 20 s a sequential pass that reads every cold
+#          page once, which must not drag the scanned data into node 0
 #
 # Times are guest (VM) time from the workload's own clock; other VMs on the
 # machine slow the guest down, so nothing here asserts a time threshold.
@@ -68,7 +74,7 @@ PROG=bench
 DIE_STATUS=2
 
 glob=6.17
-workloads=gups,grow,zipf
+workloads=gups,grow,zipf,lukewarm2,lukewarm10,lukewarm20,scan
 configs=none,numab,seed,tierd,ideal
 duration=240
 interval=2
@@ -109,7 +115,10 @@ timeout_s=${timeout_s:-$((duration + 900))}
 IFS=, read -ra WLS <<<"$workloads"
 IFS=, read -ra CFGS <<<"$configs"
 for w in "${WLS[@]}"; do
-	case $w in gups | grow | zipf) ;; *) die "unknown workload '$w' (gups, grow, zipf)" ;; esac
+	case $w in
+	gups | grow | zipf | scan | lukewarm[1-9] | lukewarm[1-9][0-9]) ;;
+	*) die "unknown workload '$w' (gups, grow, zipf, lukewarmN with N = 1..99, scan)" ;;
+	esac
 done
 for c in "${CFGS[@]}"; do
 	case $c in none | numab | seed | tierd | ideal) ;; *) die "unknown configuration '$c' (none, numab, seed, tierd, ideal)" ;; esac
@@ -135,8 +144,8 @@ if ((!report_only)); then
 		load=$BENCH_LOAD
 	else
 		load=$work/tierload
-		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$load" "$here/tierload.c" -lm ||
-			die "cannot build tests/bench/tierload.c"
+		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$load" "$here"/tierload/*.c -lm ||
+			die "cannot build tests/bench/tierload/*.c"
 	fi
 	[[ -x $load ]] || die "no tierload binary at $load"
 	vmlinuz=$("$vm/fetch-kernel.sh" "$glob")
@@ -204,7 +213,12 @@ parse() {
 			return ""
 		}
 		/^BENCH GUEST kernel=/ { kernel = kv($0, "kernel") }
-		/^BENCH SAMPLE/ { printf "%s %s %s\n", kv($0, "t"), kv($0, "fast_ratio"), kv($0, "hot_fast") > dat }
+		/^BENCH SAMPLE/ {
+			printf "%s %s %s\n", kv($0, "t"), kv($0, "fast_ratio"), kv($0, "hot_fast") > dat
+			# The last sample: scan and lukewarm report what happened to their cold data.
+			scan_s0f = kv($0, "scan_slow0_fast"); scan_pro = kv($0, "scan_promoted_bytes")
+			cold_dem = kv($0, "cold_demoted_bytes")
+		}
 		/^BENCH T90/ {
 			n = kv($0, "n") + 0; v = kv($0, "t90")
 			s = (v == "NA") ? ">" kv($0, "window") : v
@@ -229,17 +243,19 @@ parse() {
 			cpu_d = (el > 0 && ("daemon_ticks" in r)) ? sprintf("%.3f", r["daemon_ticks"] / el) : ""
 			cpu_k = (el > 0 && ("kdamond_ticks" in r)) ? sprintf("%.2f", r["kdamond_ticks"] / el) : ""
 			cpu_s = (el > 0 && ("kswapd_ticks" in r)) ? sprintf("%.2f", r["kswapd_ticks"] / el) : ""
+			# The kdamonds and the daemon together, where either ran.
+			cpu_kd = (cpu_d != "" || cpu_k != "") ? sprintf("%.2f", cpu_d + cpu_k) : ""
 			mn = (need + 0 > 0 && r["migrated_bytes"] != "") ? sprintf("%.2f", r["migrated_bytes"] / need) : ""
-			printf "%s,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+			printf "%s,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
 				kernel, cfg, wl, dur, mean, t90s, t90sh, shifts, reached,
 				r["migrated_bytes"], need, mn, r["damon_promoted_bytes"], r["damon_demoted_bytes"],
 				r["pgpromote"], r["pgdemote"], r["numa_pages_migrated"],
-				cpu_d, cpu_k, cpu_s, r["daemon_vmhwm_kb"], status
+				cpu_d, cpu_k, cpu_kd, cpu_s, r["daemon_vmhwm_kb"], scan_s0f, scan_pro, cold_dem, status
 		}'
 }
 
 csv=$out/results.csv
-hdr="kernel,config,workload,duration_s,mean_fast_ratio,x_ideal,t90_start_s,t90_shift_worst_s,shifts,shifts_reached_90,migrated_bytes,need_bytes,migrated_over_need,damon_promoted_bytes,damon_demoted_bytes,pgpromote,pgdemote,numa_pages_migrated,daemon_cpu_pct,kdamond_cpu_pct,kswapd_cpu_pct,daemon_vmhwm_kb,status"
+hdr="kernel,config,workload,duration_s,mean_fast_ratio,x_ideal,t90_start_s,t90_shift_worst_s,shifts,shifts_reached_90,migrated_bytes,need_bytes,migrated_over_need,damon_promoted_bytes,damon_demoted_bytes,pgpromote,pgdemote,numa_pages_migrated,daemon_cpu_pct,kdamond_cpu_pct,kdamonds_daemon_cpu_pct,kswapd_cpu_pct,daemon_vmhwm_kb,scan_slow0_fast,scan_promoted_bytes,cold_demoted_bytes,status"
 rows=$work/rows
 : >"$rows"
 failed=0
@@ -251,7 +267,7 @@ for w in "${WLS[@]}"; do
 			: >"$dat"
 			parse "$c" "$w" "$log" "$dat" >>"$rows"
 		else
-			echo ",$c,$w,,,,,0,0,,,,,,,,,,,,,missing" >>"$rows"
+			echo ",$c,$w,,,,,0,0,,,,,,,,,,,,,,,,,missing" >>"$rows"
 		fi
 	done
 done
@@ -284,20 +300,36 @@ md=$out/results.md
 		sed 's/^/Measured: /; s/$/  /' "$out/logs/daemon-version.txt"
 	fi
 	echo
-	echo "| workload | config | mean fast ratio | × ideal | t90 start (s) | t90 shift (s) | migrated MiB | had to move MiB | migrated / had to move | DAMON promoted / demoted MiB | damon-tierd CPU % | kdamond CPU % | damon-tierd VmHWM MiB |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	awk -F, 'NR > 1 {
-		if ($23 != "ok") { printf "| %s | %s | %s | | | | | | | | | | |\n", $3, $2, $23; next }
-		m = ($11 != "") ? sprintf("%.0f", $11 / 1048576) : ""
-		nd = ($12 != "" && $12 > 0) ? sprintf("%.0f", $12 / 1048576) : "0"
-		dm = ($14 != "" || $15 != "") ? sprintf("%.0f / %.0f", $14 / 1048576, $15 / 1048576) : "–"
-		sh = ($9 > 0) ? $8 (($9 > 1) ? " (worst of " $9 ")" : "") : "–"
-		hw = ($22 != "") ? sprintf("%.1f", $22 / 1024) : "–"
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			$3, $2, $5, ($6 != "" ? $6 : "–"), $7, sh, m, nd, ($13 != "" ? $13 : "–"), dm,
-			($19 != "" ? $19 : "–"), ($20 != "" ? $20 : "–"), hw
+	echo "| workload | config | mean fast ratio | × ideal | t90 start (s) | t90 shift (s) | migrated MiB | had to move MiB | migrated / had to move | DAMON promoted / demoted MiB | damon-tierd CPU % | kdamond CPU % | kdamonds + daemon CPU % | damon-tierd VmHWM MiB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	# Columns by their CSV header names.
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	function v(name) { return $(c[name]) }
+	function or_dash(x) { return x != "" ? x : "–" }
+	{
+		if (v("status") != "ok") { printf "| %s | %s | %s | | | | | | | | | | | |\n", v("workload"), v("config"), v("status"); next }
+		mig = v("migrated_bytes"); need = v("need_bytes"); pro = v("damon_promoted_bytes"); dem = v("damon_demoted_bytes")
+		m = (mig != "") ? sprintf("%.0f", mig / 1048576) : ""
+		nd = (need != "" && need > 0) ? sprintf("%.0f", need / 1048576) : "0"
+		dm = (pro != "" || dem != "") ? sprintf("%.0f / %.0f", pro / 1048576, dem / 1048576) : "–"
+		sh = (v("shifts") > 0) ? v("t90_shift_worst_s") ((v("shifts") > 1) ? " (worst of " v("shifts") ")" : "") : "–"
+		hw = (v("daemon_vmhwm_kb") != "") ? sprintf("%.1f", v("daemon_vmhwm_kb") / 1024) : "–"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			v("workload"), v("config"), v("mean_fast_ratio"), or_dash(v("x_ideal")), v("t90_start_s"), sh,
+			m, nd, or_dash(v("migrated_over_need")), dm, or_dash(v("daemon_cpu_pct")),
+			or_dash(v("kdamond_cpu_pct")), or_dash(v("kdamonds_daemon_cpu_pct")), hw
 	}' "$csv"
 	echo
+	# The scan workload: what the passes dragged into node 0.
+	if grep -q '^[^,]*,[^,]*,scan,.*,ok$' "$csv"; then
+		echo "| scan: config | scanned data that started on node 1, share on node 0 at the end | scanned data seen promoted, MiB |"
+		echo "|---|---|---|"
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$(c["workload"]) == "scan" && $(c["status"]) == "ok" {
+			printf "| %s | %s | %.0f |\n", $(c["config"]), $(c["scan_slow0_fast"]), $(c["scan_promoted_bytes"]) / 1048576
+		}' "$csv"
+		echo
+	fi
 	cat <<'EOF'
 - **mean fast ratio**: time-weighted mean over the run of the share of the workload's accesses that
   hit node-0 pages, computed by the workload from its own access distribution and the placement of
@@ -311,7 +343,11 @@ md=$out/results.md
   free memory above its zone high watermarks), summed by the workload.
   **DAMON promoted / demoted**: the schemes' `sz_applied`.
 - **CPU %**: `/proc/PID/stat` utime+stime over the run, in % of one guest CPU (damon-tierd, and the
-  kdamonds listed in `/sys/kernel/mm/damon/admin/kdamonds/*/pid`). **VmHWM**: damon-tierd's peak RSS.
+  kdamonds listed in `/sys/kernel/mm/damon/admin/kdamonds/*/pid`); **kdamonds + daemon**: the two
+  summed, the whole cost of DAMON-based tiering. **VmHWM**: damon-tierd's peak RSS.
+- **scan** (its own table): of the cold data that was on node 1 at t = 0, the share on node 0 at the
+  end, and the scanned bytes seen moving from node 1 to node 0 between two samples, summed over the
+  run. Every pass reads all of it, so a policy that promotes recently touched pages drags it in.
 - Configurations: `none` no tiering (numa_balancing 0, damon_stat as booted); `numab`
   numa_balancing=2 + demotion_enabled=true; `seed` samples/damon/mtier.c's parameters written by
   `tests/bench/guest/seed-mtier.sh`; `tierd` damon-tierd's shipped defaults with numa_balancing=0
@@ -335,16 +371,25 @@ if command -v gnuplot >/dev/null; then
 		echo "set xlabel 'guest seconds since start'"
 		for w in "${WLS[@]}"; do
 			echo "unset arrow"
-			# The hot-set changes, from the first log of this workload that has them.
+			# The hot-set changes (and scan passes), from the first log of this
+			# workload that has them.
 			for c in "${CFGS[@]}"; do
 				log=$out/logs/$c-$w.log
 				[[ -f $log ]] || continue
-				tr -d '\r' <"$log" | awk '/^BENCH EVENT/ && / kind=shift / {
-					for (i = 1; i <= NF; i++) if ($i ~ /^t=/) { sub(/^t=/, "", $i); printf "set arrow from %s, graph 0 to %s, graph 1 nohead dashtype 2 lc rgb \"gray40\"\n", $i, $i }
-				}'
+				tr -d '\r' <"$log" | awk '
+					/^BENCH EVENT/ && / kind=shift / { style = "dashtype 2 lc rgb \"gray40\"" }
+					/^BENCH SCAN/ && / kind=start / { style = "dashtype 3 lc rgb \"#9467bd\"" }
+					/^BENCH (EVENT|SCAN)/ && / kind=(shift|start) / && style != "" {
+						for (i = 1; i <= NF; i++) if ($i ~ /^t=/) { sub(/^t=/, "", $i); printf "set arrow from %s, graph 0 to %s, graph 1 nohead %s\n", $i, $i, style }
+						style = ""
+					}'
 				break
 			done
-			case $w in zipf) echo "set title '$w'" ;; *) echo "set title '$w (dashed: hot-set shifts)'" ;; esac
+			case $w in
+			zipf) echo "set title '$w'" ;;
+			scan) echo "set title '$w (dotted: scan passes)'" ;;
+			*) echo "set title '$w (dashed: hot-set shifts)'" ;;
+			esac
 			plot="plot"
 			sep=""
 			for c in "${CFGS[@]}"; do

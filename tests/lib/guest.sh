@@ -13,7 +13,7 @@
 # file, 0.1 s apart; default 10) before sourcing.  The helpers keep their own state in
 # variables that start with "_"; the only variables they set for the caller
 # are the documented ones: fails, n and on (count_on), dpid and log
-# (start_daemon), drc (stop_daemon).
+# (start_daemon), drc (stop_daemon), tlpid (tierload_start).
 
 TAG=${TAG:-TEST}
 RD_TRIES=${RD_TRIES:-10}
@@ -249,3 +249,47 @@ wait_count() { wait_alive "$dpid" "$3" log_count_ge "$1" "$2"; }
 # wait_running SECONDS N|N+: until the daemon's kdamonds run
 # (kdamonds_running N|N+); fails at once when the daemon is gone.
 wait_running() { wait_alive "$dpid" "$1" kdamonds_running "$2" && alive; }
+
+# --- tierload (tests/bench/tierload) in a test guest --------------------------
+# field KEY LINE: the value of the word KEY=value in LINE ("" when absent).
+field() { echo " $2" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+# tierload_start LOG ARGS...: /bin/tierload ARGS in the background, its output
+# in LOG; waits until it has placed its data (its ready file; at most 600 s).
+# Sets tlpid; SIGUSR1 to it starts its clock.  Fails when it exits first or is
+# not ready in time.
+tierload_start() {
+	_tl_log=$1
+	shift
+	rm -f /tmp/tierload.ready
+	/bin/tierload "$@" --ready-file /tmp/tierload.ready >"$_tl_log" 2>&1 &
+	tlpid=$!
+	wait_alive "$tlpid" 600 test -s /tmp/tierload.ready
+}
+# tierload_under_daemon LOG ARGS...: one tierload run under damon-tierd's
+# /etc/damon-tierd.conf, the daemon measured alone: NUMA balancing off (the
+# kernel turns it on for a two-node machine, and it would migrate pages
+# itself), the workload places its data, the daemon starts, and once its
+# kdamonds run the workload's clock starts; at the workload's end the daemon
+# is stopped (SIGTERM, exit status in drc).  The workload's EVENT, T90,
+# SCAN and FINAL lines and every fifth sample go to the console, then the
+# daemon's last log lines.  Aborts the test when the setup fails.
+tierload_under_daemon() {
+	_tud_log=$1
+	echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
+	if ! tierload_start "$@"; then
+		sed "s/^/$TAG tierload: /" "$_tud_log"
+		abort "tierload did not place its data"
+	fi
+	grep '^BENCH CONFIG' "$_tud_log" | sed "s/^/$TAG /"
+	start_daemon daemon /etc/damon-tierd.conf
+	if ! wait_running 60 2+; then
+		show_log
+		kill "$tlpid"
+		abort "damon-tierd's kdamonds are not on after 60 s"
+	fi
+	kill -USR1 "$tlpid"
+	wait "$tlpid" || note "tierload exited $?"
+	stop_daemon
+	awk '/^BENCH (EVENT|T90|SCAN|FINAL)/ || (/^BENCH SAMPLE/ && n++ % 5 == 0)' "$_tud_log" | sed "s/^/$TAG /"
+	tail -n 25 "$log" | sed 's/^/DAEMON: /'
+}

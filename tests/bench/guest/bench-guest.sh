@@ -2,7 +2,8 @@
 # bench-guest.sh: guest body of tests/bench/bench.sh (busybox sh).  One
 # (configuration, workload) per boot.  Environment (kernel command line):
 #   BENCH_CONFIG     none | numab | seed | tierd | ideal
-#   BENCH_WORKLOAD   gups | grow | zipf
+#   BENCH_WORKLOAD   gups | grow | zipf | scan | lukewarmN (tierload's lukewarm
+#                    mode with N% of the accesses outside the hot set)
 #   BENCH_DURATION   workload seconds (default 240)
 #   BENCH_INTERVAL   sample interval, seconds (default 2)
 #
@@ -35,13 +36,14 @@ die() {
 vmstat_sum() { awk -v re="$1" '$1 ~ re { s += $2 } END { print s + 0 }' /proc/vmstat; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # The pids of the running sysfs kdamonds, space separated ("" when there
-# are none).
+# are none).  Read with retries: a read that finds the DAMON sysfs lock held
+# (EBUSY, the daemon committing) must not make the kdamonds look gone.
 kdamond_pids() {
 	p=""
-	n=$(cat "$A/nr_kdamonds" 2>/dev/null || echo 0)
+	n=$(rd_or "$A/nr_kdamonds" 0)
 	k=0
 	while [ "$k" -lt "$n" ]; do
-		q=$(cat "$A/$k/pid" 2>/dev/null)
+		q=$(rd_or "$A/$k/pid" "")
 		[ -n "$q" ] && [ "$q" != -1 ] && p="$p${p:+ }$q"
 		k=$((k + 1))
 	done
@@ -75,10 +77,15 @@ echo 0 >/proc/sys/kernel/numa_balancing
 ideal=""
 [ "$CFG" = ideal ] && ideal=--ideal
 case $CFG in none | numab | seed | tierd | ideal) ;; *) die "unknown config $CFG" ;; esac
+case $WL in
+gups | grow | zipf | scan) set -- --mode "$WL" ;;
+lukewarm[1-9] | lukewarm[1-9][0-9]) set -- --mode lukewarm --cold-share "$(awk -v p="${WL#lukewarm}" 'BEGIN { print p / 100 }')" ;;
+*) die "unknown workload $WL" ;;
+esac
 rm -f /tmp/ready
 # Its output goes to the console as it comes (tee) and to a file; its pid
 # comes from the ready file.
-/bin/tierload --mode "$WL" $ideal --duration "$DUR" --report-interval "$RI" \
+/bin/tierload "$@" $ideal --duration "$DUR" --report-interval "$RI" \
 	--ready-file /tmp/ready 2>&1 | tee /tmp/wl.log &
 tpid=$!
 if ! wait_alive $tpid 600 test -s /tmp/ready; then
@@ -159,11 +166,16 @@ grep -q '^BENCH FINAL' /tmp/wl.log || die "workload ended without its FINAL line
 res "elapsed_s=$(awk -v a="$up0" -v b="$up1" 'BEGIN { printf "%.2f", b - a }')"
 res "migrated_bytes=$(((mig1 - mig0) * 4096)) pgpromote=$((pro1 - pro0)) pgdemote=$((dem1 - dem0)) numa_pages_migrated=$((nbm1 - nbm0))"
 res "kswapd_ticks=$((st1 - st0))"
-if [ -n "$kd0" ]; then
+if [ -n "$kd0" ] && [ -z "$kd1" ]; then
+	# Unknown rather than 0: no kdamond pid could be read at the end.
+	echo "BENCH WARN no kdamond pid readable at the end: kdamond CPU unknown"
+elif [ -n "$kd0" ]; then
 	# A kdamond restarted during the run has a new pid: its ticks count
 	# from its own start.
 	[ "$kd0" = "$kd1" ] || kt0=0
 	res "kdamond_pids=$(echo "$kd1" | tr ' ' ,) kdamond_ticks=$((kt1 - kt0))"
+fi
+if [ -n "$kd0" ]; then
 	da1=$(damon_applied)
 	n=$(cat $A/nr_kdamonds)
 	k=0
