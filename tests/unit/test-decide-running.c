@@ -320,8 +320,15 @@ static void hist_pass(struct fx *f, unsigned kd, const unsigned mib[HOT_MAX_BUCK
 }
 /* node0 at its floor, full of data touched a few times a second (counts
  * 4-6 of 20); 60 MiB on node1 saturated. */
+/* The exchange is opt-in ([quota] exchange = yes). */
+static void exchange_on(struct fx *f)
+{
+	f->cfg.exchange = true;
+	fx_replan(f);
+}
 static void lukewarm(struct fx *f)
 {
+	exchange_on(f);
 	tick(f);
 	f->obs.mem[0].free = levels(f)->floor;
 	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 300 });
@@ -329,6 +336,7 @@ static void lukewarm(struct fx *f)
 }
 static void first_reading(struct fx *f)
 {
+	exchange_on(f);
 	tick(f);
 	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 300 });
 	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 0, 60 });
@@ -345,6 +353,7 @@ static void hist_unreadable(struct fx *f)
 /* The exchange had turned demotion's young filter off; no histogram now. */
 static void bounds_left(struct fx *f)
 {
+	exchange_on(f);
 	tick(f);
 	f->rt.kd[0].ctl_known = true;
 	f->rt.kd[0].nr_min = 0;
@@ -367,6 +376,7 @@ static void lukewarm_again(struct fx *f)
  * 100 MiB with the young filter and moved 1. */
 static void young_blocks(struct fx *f)
 {
+	exchange_on(f);
 	tick(f);
 	f->obs.mem[0].free = levels(f)->floor;
 	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0 });

@@ -251,8 +251,10 @@ static void test_tuners_and_histograms(void **state)
 	assert_int_equal(P.kd[0].hist.n, 0);
 
 	/* The daemon's controller with the exchange: 8 buckets over the 20
-	 * samples of a window; without the exchange none. */
+	 * samples of a window; without the exchange (the default) none. */
 	config_init(&c);
+	assert_false(c.exchange);
+	c.exchange = true;
 	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.kd[0].hist.n, 8);
 	assert_int_equal(P.kd[1].hist.lo[7], 19);
