@@ -206,6 +206,31 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 #undef S
 #undef C
 
+/* Write one entry; an unchanged nr_* is left alone, since rewriting it
+ * would wipe its children. */
+static int write_entry(struct damon_io *io, const struct kd_file *e)
+{
+	char cur[64];
+
+	if ((e->flags & F_NR) && !io->dry_run &&
+	    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
+		return 0;
+	return damon_write_retry(io, e->path, e->value);
+}
+
+/* A commit that keeps the tuned intervals (see damon_commit_scheme_file). */
+static int commit_keeping_tuning(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	int r;
+
+	if (kd->intervals_goal) {
+		r = damon_state_cmd(io, idx, "update_tuned_intervals");
+		if (r < 0)
+			return r;
+	}
+	return damon_state_cmd(io, idx, "commit");
+}
+
 /* With hold (damon_commit only), refresh_ms is left at 0 when intervals are
  * written, for the caller to turn back on after the commit. */
 static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd, bool running,
@@ -213,7 +238,6 @@ static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 {
 	static struct kd_files l;
 	bool keep_tuned = false, hold_refresh = false;
-	char cur[64];
 	int r;
 
 	kd_files_build(idx, kd, &io->feat, disarm, &l);
@@ -249,11 +273,7 @@ static int stage(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 			continue;
 		if (hold_refresh && (e->flags & F_REFRESH))
 			continue;
-		/* Rewriting an unchanged nr_* would wipe its children. */
-		if ((e->flags & F_NR) && !io->dry_run &&
-		    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
-			continue;
-		r = damon_write_retry(io, e->path, e->value);
+		r = write_entry(io, e);
 		if (r < 0)
 			return r;
 	}
@@ -318,39 +338,23 @@ int damon_commit_scheme_file(struct damon_io *io, unsigned idx, const struct pla
 	 * one for all kdamonds, so each period refreshes only the kdamond that
 	 * polls first, the one sampling fastest, and in the VM the promotion
 	 * kdamond's files were 20 s old (7.3 keeps a deadline per kdamond). */
-	if (kd->intervals_goal) {
-		r = damon_state_cmd(io, idx, "update_tuned_intervals");
-		if (r < 0)
-			return r;
-	}
-	return damon_state_cmd(io, idx, "commit");
+	return commit_keeping_tuning(io, idx, kd);
 }
 
 int damon_set_control(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
 	static struct kd_files l;
-	char cur[64];
 	int r;
 
 	kd_files_build(idx, kd, &io->feat, false, &l);
 	for (unsigned i = 0; i < l.n; i++) {
-		const struct kd_file *e = &l.f[i];
-
-		if (!(e->flags & F_CTL))
+		if (!(l.f[i].flags & F_CTL))
 			continue;
-		if ((e->flags & F_NR) && !io->dry_run &&
-		    io_read(io->root, e->path, cur, sizeof(cur)) >= 0 && strcmp(cur, e->value) == 0)
-			continue;
-		r = damon_write_retry(io, e->path, e->value);
+		r = write_entry(io, &l.f[i]);
 		if (r < 0)
 			return r;
 	}
-	if (kd->intervals_goal) {
-		r = damon_state_cmd(io, idx, "update_tuned_intervals");
-		if (r < 0)
-			return r;
-	}
-	return damon_state_cmd(io, idx, "commit");
+	return commit_keeping_tuning(io, idx, kd);
 }
 
 int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
