@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "cli_opts.h"
 #include "config.h"
 #include "exit_codes.h"
 #include "log.h"
@@ -36,7 +37,7 @@ struct options {
 static void help(void)
 {
 	printf("Usage: damon-tierd [OPTIONS]\n"
-	       "       damon-tierd status [--json] [--watch] [--config FILE]\n"
+	       "       damon-tierd status [--json] [--watch] [--config FILE] [--state-dir DIR]\n"
 	       "\n"
 	       "Self-tuned memory tiering with DAMON: discovers the memory tiers, starts a\n"
 	       "promote and a demote kdamond per tier boundary and supervises them.\n"
@@ -65,54 +66,17 @@ static void help(void)
 	       "then the *.conf drop-ins in the damon-tierd.conf.d/ directories beside them.\n");
 }
 
-/* A bad command line: one line on stderr with the program's name, as every
- * message has, and the pointer to --help.  Returns -EINVAL. */
+/* A bad command line (cli_opts.h).  Returns -EINVAL. */
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	fputs("damon-tierd: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	r = cli_vusage_error("damon-tierd --help", fmt, ap);
 	va_end(ap);
-	fputs("; try 'damon-tierd --help'.\n", stderr);
-	return -EINVAL;
-}
-
-/* What getopt_long() refused (c is '?' or ':'), said by name: `arg` is the
- * argument it stopped at, "--name[=value]" or "-xyz". */
-static int bad_option(int c, const char *arg, const struct option *longopts)
-{
-	if (strncmp(arg, "--", 2) == 0) {
-		size_t n = strcspn(arg + 2, "=");
-		const struct option *lo, *found = NULL;
-		unsigned matches = 0;
-
-		/* getopt_long() takes a unique prefix of a name, too. */
-		for (lo = longopts; lo->name; lo++) {
-			if (strncmp(lo->name, arg + 2, n) != 0)
-				continue;
-			if (strlen(lo->name) == n) {
-				found = lo;
-				matches = 1;
-				break;
-			}
-			found = lo;
-			matches++;
-		}
-		if (matches > 1)
-			return usage_error("ambiguous option '--%.*s'", (int)n, arg + 2);
-		if (!found)
-			return usage_error("unknown option '--%.*s'", (int)n, arg + 2);
-		lo = found;
-		if (c == ':')
-			return usage_error("--%s needs a value", lo->name);
-		return usage_error("--%s takes no value (got '%s')", lo->name, arg);
-	}
-	if (c == ':')
-		return usage_error("-%c needs a value", optopt);
-	return usage_error("unknown option '-%c'", optopt);
+	return r;
 }
 
 /* The one-shot modes are different runs: at most one of them. */
@@ -199,7 +163,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			printf("damon-tierd " PACKAGE_VERSION "\n");
 			exit(EXIT_OK);
 		default:
-			return bad_option(c, argv[optind - 1], longopts);
+			return cli_bad_option("damon-tierd --help", c, argv[optind - 1], longopts);
 		}
 	}
 	if (optind < argc)

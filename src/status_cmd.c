@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "config.h"
 #include "owner.h"
 #include "status.h"
@@ -324,6 +325,8 @@ static void usage(void)
 	       "unreadable configuration (the report is shown all the same).\n");
 }
 
+#define HELP "damon-tierd status --help"
+
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_STATE_DIR = 256 };
@@ -338,7 +341,9 @@ static int parse(int argc, char **argv, struct options *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) >= 0) {
+	/* getopt's own messages would start with argv[0], a path. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) >= 0) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -350,25 +355,20 @@ static int parse(int argc, char **argv, struct options *o)
 			o->config_path = optarg;
 			break;
 		case OPT_STATE_DIR:
-			if (!optarg[0] || strlen(optarg) >= CONFIG_PATH_MAX) {
-				fprintf(stderr, "damon-tierd status: --state-dir needs a directory of at most "
-					"%d bytes\n", CONFIG_PATH_MAX - 1);
-				return -EINVAL;
-			}
+			if (!optarg[0] || strlen(optarg) >= CONFIG_PATH_MAX)
+				return cli_usage_error(HELP, "status: --state-dir needs a directory of at "
+						       "most %d bytes", CONFIG_PATH_MAX - 1);
 			o->state_dir = optarg;
 			break;
 		case 'h':
 			usage();
 			return 1;
 		default:
-			fprintf(stderr, "Try 'damon-tierd status --help'.\n");
-			return -EINVAL;
+			return cli_bad_option(HELP, c, argv[optind - 1], longopts);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "damon-tierd status: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return cli_usage_error(HELP, "status: unexpected argument '%s'", argv[optind]);
 	return 0;
 }
 

@@ -112,7 +112,14 @@ expect_in fifo-json "$tmp/out" "$fifo/status.json: not a regular file"
 check_exit help 0 "$bin" status --help
 expect_in help-state-dir "$tmp/out" "--state-dir DIR"
 expect_in help-exit "$tmp/out" "2 bad usage, or an invalid or"
+# Every refusal is one line with the program's name, never getopt's argv[0].
 check_exit bad-arg 2 "$bin" status --frobnicate
+check "bad-arg-msg" test "$(cat "$tmp/err")" = "damon-tierd: unknown option '--frobnicate'; try 'damon-tierd status --help'."
 check_exit empty-state-dir 2 "$bin" status --state-dir ""
+expect_in empty-state-dir-msg "$tmp/err" "damon-tierd: status: --state-dir needs a directory"
+check_exit state-dir-no-value 2 "$bin" status --state-dir
+check "state-dir-no-value-msg" test "$(cat "$tmp/err")" = "damon-tierd: --state-dir needs a value; try 'damon-tierd status --help'."
+check_exit extra-arg 2 "$bin" status extra
+check "extra-arg-msg" test "$(cat "$tmp/err")" = "damon-tierd: status: unexpected argument 'extra'; try 'damon-tierd status --help'."
 
 finish
