@@ -72,8 +72,10 @@ none_on() {
 # must agree.
 promote_goal() {
 	local k g t
+	# The first "promote" object is the direction; the explanation's
+	# (under "explain") quotes the goal too.
 	g=$(grep -o '"promote":{[^}]*}' /run/damon-tierd/status.json 2>/dev/null |
-		sed -n 's/.*"goal_bp":\([0-9]*\).*/\1/p')
+		sed -n 's/.*"goal_bp":\([0-9]*\).*/\1/p' | head -n1)
 	k=$(kdamond_of migrate_hot)
 	t=$ADMIN/$k/contexts/0/schemes/0/quotas/goals/0/target_value
 	if ((k >= 0)) && [[ $(rd "${t%/0/target_value}/nr_goals" 2>/dev/null) == 1 ]]; then
@@ -267,8 +269,10 @@ check "damon-tierd status as nobody: exit 0, same report (rc $rc: $(head -n1 "$T
 	eq "$rc:$(head -n1 "$T/st-nobody.out")" "0:damon-tierd (pid $mainpid): running"
 op "$T/st-json.out" "damon-tierd status --json"
 rc=$?
-check "damon-tierd status --json: exit 0, {\"pid\":$mainpid,\"state\":\"running\",... (rc $rc)" \
-	bash -c "[[ $rc == 0 ]] && head -c 40 $T/st-json.out | grep -qF '{\"pid\":$mainpid,\"state\":\"running\"'"
+check "damon-tierd status --json: exit 0, {\"schema\":1,\"running\":true,...,\"pid\":$mainpid,... (rc $rc)" \
+	bash -c "[[ $rc == 0 ]] && head -c 40 $T/st-json.out | grep -qF '{\"schema\":1,\"running\":true,' &&
+		grep -qF '\"pid\":$mainpid,\"interval_us\":' $T/st-json.out &&
+		grep -qF '\"state\":\"running\"' $T/st-json.out"
 
 # -- 4. reload with an edited config -----------------------------------------
 step "4 reload with an edited config"
