@@ -156,13 +156,17 @@ static int partner_of(const struct plan *p, unsigned i)
 }
 
 /* Kdamond i's migration scheme as the exchange wants it: the decision's
- * bound on its side, the plan's elsewhere. */
+ * bound on its side, the plan's elsewhere; without a decision (x NULL: no
+ * ranking, or a histogram became unreadable after the exchange moved the
+ * bounds) the plan's. */
 static void wanted_bounds(const struct plan_kdamond *kd, const struct xchg_decision *x,
 			  uint32_t *nr_min, uint32_t *nr_max, bool *young)
 {
 	*nr_min = (uint32_t)kd->scheme.nr_accesses_min;
 	*nr_max = (uint32_t)kd->scheme.nr_accesses_max;
 	*young = kd->scheme.young_filter;
+	if (!x)
+		return;
 	if (kd->role == ROLE_PROMOTE)
 		*nr_min = x->promote_min;
 	else {
@@ -228,9 +232,8 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 		struct kd_runtime *r = &rt->kd[i];
 		uint64_t total, free, next;
 		struct xchg_decision x;
-		uint32_t nr_min = (uint32_t)kd->scheme.nr_accesses_min;
-		uint32_t nr_max = (uint32_t)kd->scheme.nr_accesses_max;
-		bool young = kd->scheme.young_filter, ranked, control;
+		uint32_t nr_min, nr_max;
+		bool young, ranked, control;
 		struct action *a;
 
 		if (!kd->scheme.daemon_quota || restarting[i] || !cal ||
@@ -272,12 +275,12 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 			next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);
 		if (r->ticks < UINT32_MAX)
 			r->ticks++;
-		/* Without a ranking the plan's bounds hold (a histogram may
-		 * have become unreadable after the exchange moved them). */
-		if (ranked)
-			wanted_bounds(kd, &x, &nr_min, &nr_max, &young);
-		control = r->ctl_known && (nr_min != r->nr_min || nr_max != r->nr_max || young != r->young);
-		if (!r->ctl_known)
+		wanted_bounds(kd, ranked ? &x : NULL, &nr_min, &nr_max, &young);
+		/* What the kernel runs: the last control commit's, else the
+		 * plan's (a start or re-commit stages the plan). */
+		if (r->ctl_known)
+			control = nr_min != r->nr_min || nr_max != r->nr_max || young != r->young;
+		else
 			control = nr_min != kd->scheme.nr_accesses_min ||
 				  nr_max != kd->scheme.nr_accesses_max || young != kd->scheme.young_filter;
 		/* A failed commit may have staged part of the bounds. */
