@@ -93,10 +93,13 @@ static void measure_hist(const struct decide_input *in, struct decision *d, unsi
 
 /*
  * Did demotion's young filter block the exchange last tick?  It did when the
- * exchange wanted room and the kernel moved at most 1/XCHG_YOUNG_YIELD of
- * what it tried with the filter on (unmovable kernel memory lowers the yield
- * too, but then the filter costs nothing to drop).  It stays off for
- * XCHG_YOUNG_OFF_US, then is tried again: the workload may have changed.
+ * exchange wanted room and the filter let through at most 1/XCHG_YOUNG_YIELD
+ * of what the kernel tried.  From 6.14 the kernel counts what passed its
+ * filters (sz_ops_filter_passed); before, the bytes it moved stand in for
+ * it, and unmovable memory (kernel pages on a node full of them) then looks
+ * like a blocking filter too -- dropping it costs little there, and the
+ * filter is judged again after XCHG_YOUNG_OFF_US, since the workload may
+ * have changed.
  */
 #define XCHG_YOUNG_YIELD 32u
 #define XCHG_YOUNG_MIN_TRIED (4ull << 20)
@@ -108,25 +111,28 @@ static void judge_young(const struct decide_input *in, struct decision *d, unsig
 	const struct plan_kdamond *kd = &in->plan->kd[i];
 	struct kd_runtime *r = &d->rt.kd[i];
 	bool on = r->ctl_known ? r->young : kd->scheme.young_filter;
-	uint64_t dt, da;
+	uint64_t dt, dp;
 
 	if (!k->have_charge) {
 		r->y_tried = UINT64_MAX;
 		return;
 	}
-	if (r->y_tried != UINT64_MAX && k->tried >= r->y_tried && k->applied >= r->y_applied) {
+	if (r->y_tried != UINT64_MAX && k->tried >= r->y_tried && k->applied >= r->y_applied &&
+	    (!k->have_passed || k->passed >= r->y_passed)) {
 		dt = k->tried - r->y_tried;
-		da = k->applied - r->y_applied;
+		dp = k->have_passed ? k->passed - r->y_passed : k->applied - r->y_applied;
 		if (on && r->wanted_room && in->now >= r->young_off_until && dt >= XCHG_YOUNG_MIN_TRIED &&
-		    da * XCHG_YOUNG_YIELD <= dt) {
+		    dp * XCHG_YOUNG_YIELD <= dt) {
 			r->young_off_until = in->now + XCHG_YOUNG_OFF_US;
 			say(d, LOG_INFO, "exchange: kdamond %u's young filter let %" PRIu64 " of %" PRIu64
-			    " MiB tried be demoted while hotter data waited: demoting without it for %llu s",
-			    d->rt.rec.first + i, da >> 20, dt >> 20, XCHG_YOUNG_OFF_US / 1000000);
+			    " MiB tried %s while hotter data waited: demoting without it for %llu s",
+			    d->rt.rec.first + i, dp >> 20, dt >> 20,
+			    k->have_passed ? "through" : "be demoted", XCHG_YOUNG_OFF_US / 1000000);
 		}
 	}
 	r->y_tried = k->tried;
 	r->y_applied = k->applied;
+	r->y_passed = k->have_passed ? k->passed : 0;
 }
 
 /* "0:400 1:12 ... @100ms" (MiB per bucket's lowest count, sampling), for the log. */

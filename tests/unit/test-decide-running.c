@@ -393,6 +393,24 @@ static void young_passes(struct fx *f)
 	young_blocks(f);
 	f->obs.ours[0].applied = 60 * FX_MiB;
 }
+/* 6.14+: the filter passed 1 MiB of 100; the kernel says so itself. */
+static void young_blocks_passed(struct fx *f)
+{
+	young_blocks(f);
+	f->rt.kd[0].y_passed = 300 * FX_MiB;
+	f->obs.ours[0].have_passed = true;
+	f->obs.ours[0].passed = 301 * FX_MiB;
+	f->obs.ours[0].applied = 60 * FX_MiB;  /* whatever moved: not the measure */
+}
+/* 6.14+: the filter passed 50 MiB of 100, but only 1 MiB moved (unmovable
+ * pages): the filter is not what blocks, it stays. */
+static void young_passes_unmovable(struct fx *f)
+{
+	young_blocks(f);
+	f->rt.kd[0].y_passed = 300 * FX_MiB;
+	f->obs.ours[0].have_passed = true;
+	f->obs.ours[0].passed = 350 * FX_MiB;
+}
 static void check_young_off(const struct fx *f)
 {
 	assert_true(f->d.rt.kd[0].young_off_until > FX_NOW);
@@ -460,6 +478,11 @@ static const struct dcase exchange_cases[] = {
 	  "young filter let 1 of 100 MiB tried be demoted while hotter data waited", check_young_off },
 	{ "the young filter lets through", RC_RUNNING, young_passes, RC_RUNNING, "SET_QUOTA:0 LOG SET_QUOTA:1",
 	  NULL, check_young_on },
+	{ "the young filter blocks (passed)", RC_RUNNING, young_blocks_passed, RC_RUNNING,
+	  "LOG SET_QUOTA:0 LOG SET_QUOTA:1",
+	  "young filter let 1 of 100 MiB tried through while hotter data waited", check_young_off },
+	{ "unmovable, not the filter", RC_RUNNING, young_passes_unmovable, RC_RUNNING,
+	  "SET_QUOTA:0 LOG SET_QUOTA:1", NULL, check_young_on },
 };
 
 static void test_exchange(void **state)
