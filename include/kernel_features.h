@@ -26,6 +26,11 @@ struct damon_features {
 	bool filter_allow;    /* <F>/allow (6.14) */
 	bool young_filter;    /* "young" accepted as a filter type (6.10) */
 	bool refresh_ms;      /* kdamonds/<K>/refresh_ms (6.17) */
+	/* refresh_ms refreshes every kdamond each period (after 6.17; 7.3
+	 * does): 6.17's one deadline shared by all kdamonds lets one of them
+	 * copy its counters per period.  Only the kernel's BTF tells (no
+	 * file shows it); false without BTF. */
+	bool refresh_each;
 	bool addr_unit;       /* contexts/<C>/addr_unit (6.18) */
 	bool goal_tuner;      /* quotas/goal_tuner (7.1) */
 };

@@ -227,7 +227,8 @@ int features_format(const struct damon_features *f, char *buf, size_t size)
 		{ f->filters && !f->ops_filters, "filters" },
 		{ f->young_filter, "young_filter" },
 		{ f->filter_allow, "filter_allow" },
-		{ f->refresh_ms, "refresh_ms" },
+		{ f->refresh_ms && !f->refresh_each, "refresh_ms" },
+		{ f->refresh_each, "refresh_ms_each" },
 		{ f->addr_unit, "addr_unit" },
 		{ f->goal_tuner, "goal_tuner" },
 	};

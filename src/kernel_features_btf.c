@@ -86,6 +86,8 @@ static const struct feature_row rows[] = {
 	/* A filter type file takes the names of this enum's types. */
 	{ FIELD(young_filter), { ENUMERATOR("damos_filter_type", "DAMOS_FILTER_TYPE_YOUNG") } },
 	{ FIELD(refresh_ms), { MEMBER("damon_sysfs_kdamond", "refresh_ms") } },
+	/* The per-kdamond deadline replaced a static one shared by all. */
+	{ FIELD(refresh_each), { MEMBER("damon_sysfs_kdamond", "next_refresh_jiffies") } },
 	{ FIELD(addr_unit), { MEMBER("damon_sysfs_context", "addr_unit") } },
 	{ FIELD(goal_tuner), { MEMBER("damon_sysfs_quotas", "goal_tuner") } },
 };

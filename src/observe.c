@@ -180,9 +180,13 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 		}
 		/* Up to 6.17 refresh_ms copies one kdamond's counters per
 		 * period (damon_set_quota): without a command the other's
-		 * histogram would stay tens of seconds old. */
+		 * histogram would stay tens of seconds old.  Where each
+		 * kdamond refreshes its own, the command would only cost a
+		 * wait for the kdamond every tick. */
 		if ((rq->need & OBS_CHARGE) && kd->hist.n) {
-			k->hist_err = damon_read_hist(io, idx, kd->hist.n, !rq->dry_run, k->hist_tried,
+			bool cmd = !rq->dry_run && !(io->feat.refresh_each && kd->refresh_ms > 0);
+
+			k->hist_err = damon_read_hist(io, idx, kd->hist.n, cmd, k->hist_tried,
 						      &k->sample_us, &k->aggr_us);
 			k->have_hist = k->hist_err == 0;
 			if (k->hist_err && !k->failed_path[0])
