@@ -70,13 +70,6 @@ struct kd_runtime {
 	uint32_t nr_min, nr_max;  /* the migration scheme's nr_accesses bounds */
 	bool young;               /* ...and its young filter */
 	uint8_t promote_why, demote_why; /* the last decision's reasons */
-	/* Demotion's young filter judged by what it let through
-	 * (exchange.h young_unselective): the charge counters at the last
-	 * tick (y_tried UINT64_MAX: none), whether that tick wanted room,
-	 * and until when the filter stays off */
-	uint64_t y_tried, y_applied, y_passed;
-	bool wanted_room;
-	uint64_t young_off_until;
 };
 
 /* What a failed action left for the next decision in the same state. */

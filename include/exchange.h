@@ -24,8 +24,10 @@
  * data that moved up cannot qualify to move back down without its rate
  * falling by that margin, so the same pages do not ping-pong.
  *
- * Whether the young filter helps is measured, not assumed (young_unselective
- * below): it is kept where it lets the unaccessed-looking data through.
+ * Demotion keeps its young filter for the data no window saw accessed: the
+ * filter cannot tell a lukewarm page from a scattered hot one (both are
+ * young now and then), and dropping it where it let almost nothing through
+ * cost zipf more than it gained grow (docs/benchmarks.md).
  *
  * The outputs are the two schemes' thresholds (promotion's lowest count,
  * demotion's highest count and young filter) and quotas.  Where nothing on
@@ -56,7 +58,6 @@ enum xchg_demote_why {
 	XD_FREE_GOAL,        /* below the free goal */
 	XD_IDLE_OUT,         /* data no window saw accessed makes room for hotter data */
 	XD_LUKEWARM_OUT,     /* lukewarm data makes room for clearly hotter data */
-	XD_UNSELECTIVE_OUT,  /* as XD_IDLE_OUT, young filter off: it let almost nothing through */
 };
 
 struct xchg_input {
@@ -70,12 +71,6 @@ struct xchg_input {
 	uint32_t promote_min;
 	uint32_t demote_max;
 	bool demote_young;
-	/* The young filter let through almost nothing of what demotion tried
-	 * while it made room: the data no window saw accessed is touched
-	 * now and then, page by page -- lukewarm below the histogram's
-	 * resolution.  Then it is demoted without the filter, coldest region
-	 * first, like lukewarm data. */
-	bool young_unselective;
 };
 
 struct xchg_decision {

@@ -182,8 +182,6 @@ void reset_controller(struct kd_runtime *k)
 	k->ticks = 0;
 	k->hist_prev_ok = false;
 	k->hist.valid = false;
-	k->y_tried = UINT64_MAX;
-	k->young_off_until = 0;
 }
 
 void remember_topology(const struct decide_input *in, struct runtime *rt)

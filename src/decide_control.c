@@ -91,50 +91,6 @@ static void measure_hist(const struct decide_input *in, struct decision *d, unsi
 	r->hist_prev_ok = true;
 }
 
-/*
- * Did demotion's young filter block the exchange last tick?  It did when the
- * exchange wanted room and the filter let through at most 1/XCHG_YOUNG_YIELD
- * of what the kernel tried.  From 6.14 the kernel counts what passed its
- * filters (sz_ops_filter_passed); before, the bytes it moved stand in for
- * it, and unmovable memory (kernel pages on a node full of them) then looks
- * like a blocking filter too -- dropping it costs little there, and the
- * filter is judged again after XCHG_YOUNG_OFF_US, since the workload may
- * have changed.
- */
-#define XCHG_YOUNG_YIELD 32u
-#define XCHG_YOUNG_MIN_TRIED (4ull << 20)
-#define XCHG_YOUNG_OFF_US (30ull * 1000000)
-
-static void judge_young(const struct decide_input *in, struct decision *d, unsigned i)
-{
-	const struct obs_ours *k = &in->obs->ours[i];
-	const struct plan_kdamond *kd = &in->plan->kd[i];
-	struct kd_runtime *r = &d->rt.kd[i];
-	bool on = r->ctl_known ? r->young : kd->scheme.young_filter;
-	uint64_t dt, dp;
-
-	if (!k->have_charge) {
-		r->y_tried = UINT64_MAX;
-		return;
-	}
-	if (r->y_tried != UINT64_MAX && k->tried >= r->y_tried && k->applied >= r->y_applied &&
-	    (!k->have_passed || k->passed >= r->y_passed)) {
-		dt = k->tried - r->y_tried;
-		dp = k->have_passed ? k->passed - r->y_passed : k->applied - r->y_applied;
-		if (on && r->wanted_room && in->now >= r->young_off_until && dt >= XCHG_YOUNG_MIN_TRIED &&
-		    dp * XCHG_YOUNG_YIELD <= dt) {
-			r->young_off_until = in->now + XCHG_YOUNG_OFF_US;
-			say(d, LOG_INFO, "exchange: kdamond %u's young filter let %" PRIu64 " of %" PRIu64
-			    " MiB tried %s while hotter data waited: demoting without it for %llu s",
-			    d->rt.rec.first + i, dp >> 20, dt >> 20,
-			    k->have_passed ? "through" : "be demoted", XCHG_YOUNG_OFF_US / 1000000);
-		}
-	}
-	r->y_tried = k->tried;
-	r->y_applied = k->applied;
-	r->y_passed = k->have_passed ? k->passed : 0;
-}
-
 /* "0:400 1:12 ... @100ms" (MiB per bucket's lowest count, sampling), for the log. */
 static void hist_text(const struct hot_hist *h, char *buf, size_t size)
 {
@@ -205,7 +161,6 @@ static bool exchange(const struct decide_input *in, const struct decision *d, un
 			    .promote_min = (uint32_t)pro->scheme.nr_accesses_min,
 			    .demote_max = (uint32_t)dem->scheme.nr_accesses_max,
 			    .demote_young = dem->scheme.young_filter,
-			    .young_unselective = in->now < rd->young_off_until,
 		    }, x);
 	return true;
 }
@@ -227,8 +182,6 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 		if (!p->kd[i].hist.n || restarting[i])
 			continue;
 		measure_hist(in, d, i);
-		if (p->kd[i].role == ROLE_DEMOTE)
-			judge_young(in, d, i);
 	}
 	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
 		const struct plan_kdamond *kd = &p->kd[i];
@@ -274,8 +227,6 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 			}
 			r->promote_why = (uint8_t)x.promote_why;
 			r->demote_why = (uint8_t)x.demote_why;
-			if (!promote)
-				r->wanted_room = x.idle_out + x.warm_out > 0;
 		}
 		if (kd->refresh_ms > 0)
 			next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);

@@ -98,9 +98,6 @@ void xchg_decide(const struct xchg_input *in, struct xchg_decision *ret)
 		d.demote_young = false;
 		d.warm_rate = hot_bucket_hi(f, (unsigned)hottest_out);
 		d.demote_why = XD_LUKEWARM_OUT;
-	} else if (d.idle_out && in->young_unselective) {
-		d.demote_young = false;
-		d.demote_why = XD_UNSELECTIVE_OUT;
 	} else {
 		d.demote_why = d.idle_out ? XD_IDLE_OUT : deficit ? XD_FREE_GOAL : XD_IDLE;
 	}
@@ -138,7 +135,6 @@ const char *xchg_demote_why_name(enum xchg_demote_why w)
 	case XD_FREE_GOAL: return "below the free goal";
 	case XD_IDLE_OUT: return "unaccessed data out for hotter data";
 	case XD_LUKEWARM_OUT: return "lukewarm data out for clearly hotter data (young filter off)";
-	case XD_UNSELECTIVE_OUT: return "unaccessed-looking data out for hotter data (young filter off: it let almost nothing through)";
 	}
 	return "?";
 }

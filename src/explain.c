@@ -54,7 +54,6 @@ static enum explain_reason from_exchange(const struct explain_facts *f)
 	switch (f->xchg_demote) {
 	case XD_IDLE_OUT:
 	case XD_LUKEWARM_OUT:
-	case XD_UNSELECTIVE_OUT:
 		return EXPLAIN_MAKING_ROOM;
 	default:
 		return EXPLAIN_UNKNOWN;

@@ -372,58 +372,6 @@ static void lukewarm_again(struct fx *f)
 	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 0, 60 });
 }
 
-/* The last tick wanted 40 MiB of idle-looking data out; the kernel tried
- * 100 MiB with the young filter and moved 1. */
-static void young_blocks(struct fx *f)
-{
-	exchange_on(f);
-	tick(f);
-	f->obs.mem[0].free = levels(f)->floor;
-	hist_pass(f, 0, (unsigned[HOT_MAX_BUCKETS]){ 0 });
-	hist_pass(f, 1, (unsigned[HOT_MAX_BUCKETS]){ 0, 0, 0, 0, 0, 0, 40 });
-	f->rt.kd[0].wanted_room = true;
-	f->rt.kd[0].y_tried = 500 * FX_MiB;
-	f->rt.kd[0].y_applied = 10 * FX_MiB;
-	f->obs.ours[0].have_charge = true;
-	f->obs.ours[0].tried = 600 * FX_MiB;
-	f->obs.ours[0].applied = 11 * FX_MiB;
-}
-static void young_passes(struct fx *f)
-{
-	young_blocks(f);
-	f->obs.ours[0].applied = 60 * FX_MiB;
-}
-/* 6.14+: the filter passed 1 MiB of 100; the kernel says so itself. */
-static void young_blocks_passed(struct fx *f)
-{
-	young_blocks(f);
-	f->rt.kd[0].y_passed = 300 * FX_MiB;
-	f->obs.ours[0].have_passed = true;
-	f->obs.ours[0].passed = 301 * FX_MiB;
-	f->obs.ours[0].applied = 60 * FX_MiB;  /* whatever moved: not the measure */
-}
-/* 6.14+: the filter passed 50 MiB of 100, but only 1 MiB moved (unmovable
- * pages): the filter is not what blocks, it stays. */
-static void young_passes_unmovable(struct fx *f)
-{
-	young_blocks(f);
-	f->rt.kd[0].y_passed = 300 * FX_MiB;
-	f->obs.ours[0].have_passed = true;
-	f->obs.ours[0].passed = 350 * FX_MiB;
-}
-static void check_young_off(const struct fx *f)
-{
-	assert_true(f->d.rt.kd[0].young_off_until > FX_NOW);
-	assert_false(f->d.a[1].young);
-	assert_int_equal(f->d.rt.kd[0].demote_why, XD_UNSELECTIVE_OUT);
-}
-static void check_young_on(const struct fx *f)
-{
-	assert_int_equal(f->d.rt.kd[0].young_off_until, 0);
-	assert_true(f->d.a[0].young);
-	assert_int_equal(f->d.rt.kd[0].demote_why, XD_IDLE_OUT);
-}
-
 static void check_exchange(const struct fx *f)
 {
 	const struct action *dem = &f->d.a[0], *pro = &f->d.a[2];
@@ -474,15 +422,6 @@ static const struct dcase exchange_cases[] = {
 	  check_hist_unreadable },
 	{ "bounds back to the plan", RC_RUNNING, bounds_left, RC_RUNNING, "SET_QUOTA:0", NULL,
 	  check_bounds_back },
-	{ "the young filter blocks", RC_RUNNING, young_blocks, RC_RUNNING, "LOG SET_QUOTA:0 LOG SET_QUOTA:1",
-	  "young filter let 1 of 100 MiB tried be demoted while hotter data waited", check_young_off },
-	{ "the young filter lets through", RC_RUNNING, young_passes, RC_RUNNING, "SET_QUOTA:0 LOG SET_QUOTA:1",
-	  NULL, check_young_on },
-	{ "the young filter blocks (passed)", RC_RUNNING, young_blocks_passed, RC_RUNNING,
-	  "LOG SET_QUOTA:0 LOG SET_QUOTA:1",
-	  "young filter let 1 of 100 MiB tried through while hotter data waited", check_young_off },
-	{ "unmovable, not the filter", RC_RUNNING, young_passes_unmovable, RC_RUNNING,
-	  "SET_QUOTA:0 LOG SET_QUOTA:1", NULL, check_young_on },
 };
 
 static void test_exchange(void **state)

@@ -244,32 +244,6 @@ static void test_no_histogram(void **state)
 			    "lukewarm data out for clearly hotter data (young filter off)");
 }
 
-/* Idle-looking data whose pages the young filter keeps rejecting goes
- * without the filter, coldest first; the filter's verdict matters only
- * while the exchange demotes it. */
-static void test_unselective(void **state)
-{
-	struct hot_hist f = hist(20000, (unsigned[HOT_MAX_BUCKETS]){ 440 });
-	struct hot_hist s = hist(100000, (unsigned[HOT_MAX_BUCKETS]){ 300, 0, 0, 0, 40 });
-	struct xchg_input in = { .fast = &f, .slow = &s, .fast_free = 30 * MiB, .levels = &levels,
-				 .tick_us = 1000000, .promote_min = 1, .demote_max = PLAN_MAX,
-				 .demote_young = true, .young_unselective = true };
-	struct xchg_decision d;
-
-	(void)state;
-	xchg_decide(&in, &d);
-	assert_int_equal(d.demote_why, XD_UNSELECTIVE_OUT);
-	assert_false(d.demote_young);
-	assert_int_equal(d.demote_max, PLAN_MAX);
-	assert_int_equal(d.idle_out, 40 * MiB);
-	assert_int_equal(d.promote_min, 7);
-	/* Nothing hotter waiting: the plan's filter for the free goal. */
-	s = hist(100000, (unsigned[HOT_MAX_BUCKETS]){ 300 });
-	xchg_decide(&in, &d);
-	assert_int_equal(d.demote_why, XD_FREE_GOAL);
-	assert_true(d.demote_young);
-}
-
 /* A round trip: what one tick promotes is not demoted by the next, once it
  * shows up on the fast node at the rate it had. */
 static void test_no_ping_pong(void **state)
@@ -311,7 +285,6 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_no_histogram),
 		cmocka_unit_test(test_no_ping_pong),
-		cmocka_unit_test(test_unselective),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
