@@ -149,6 +149,7 @@ struct action {
 	unsigned kd;
 	uint64_t value;
 	uint64_t from;            /* SET_NUMA_BALANCING: the mode found */
+	unsigned scheme;          /* FEED_GOAL: the scheme (0, or a cgroup scheme) */
 	/* START / COMMIT: what is staged besides the plan */
 	uint64_t quota_bytes;     /* daemon quota (the plan's otherwise) */
 	uint64_t goal_current;    /* user_input goal */

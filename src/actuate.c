@@ -192,11 +192,11 @@ static void damon(struct actuator *x, const struct action *a, struct act_result 
 		kd.scheme.nr_accesses_min = a->nr_min;
 		kd.scheme.nr_accesses_max = a->nr_max;
 		if (!a->young)
-			kd.scheme.filter_dir = FILTER_DIR_NONE;
+			kd.scheme.young_filter = false;
 		res->err = damon_set_control(x->io, idx, &kd);
 		break;
 	case ACT_FEED_GOAL:
-		res->err = damon_feed_goal(x->io, idx, a->value);
+		res->err = damon_feed_goal(x->io, idx, a->scheme, a->value);
 		break;
 	default:
 		break;
