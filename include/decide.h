@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup_rules.h"
 #include "config.h"
 #include "hotness.h"
 #include "observe.h"
@@ -201,6 +202,14 @@ struct decide_input {
 	/* PLAN: plan_build failed; err says why */
 	int plan_err;
 	const char *plan_why;
+	/* The kernel's features (NULL before PROBE), for what the [cgroup]
+	 * rules become */
+	const struct damon_features *feat;
+	/* The cgroups of the [cgroup] rules as the running plan has them, and
+	 * RUNNING: cgroup_switch = they changed and next_plan is made for
+	 * next_cgv (cgroup_rules.h) */
+	const struct cgroup_view *cgv, *next_cgv;
+	bool cgroup_switch;
 };
 
 /*

@@ -378,6 +378,26 @@ int damon_stage_disarmed(struct damon_io *io, unsigned idx, const struct plan_kd
 	return stage(io, idx, kd, false, false, true);
 }
 
+int damon_write_cg_arms(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	for (unsigned i = 0; i < kd->nr_cg; i++) {
+		char path[192], v[32];
+		int r;
+
+		if (!kd->cg[i].armed)
+			continue;
+		r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/%u/access_pattern/age/min",
+			    idx, 1 + kd->hist.n + i);
+		if (r < 0)
+			return r;
+		snprintf(v, sizeof(v), "%" PRIu64, kd->scheme.age_min);
+		r = damon_write_retry(io, path, v);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
 	char path[160], v[32];

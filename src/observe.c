@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "observe.h"
+#include "observe_cgroup.h"
 #include "sysfs_io.h"
 
 #define NUMA_BALANCING "proc/sys/kernel/numa_balancing"
@@ -228,4 +229,6 @@ void observe(struct damon_io *io, const struct observe_request *rq, struct obser
 		observe_meminfo(io, rq, ret);
 	if (rq->need & (OBS_KDAMONDS | OBS_STATS | OBS_CHARGE | OBS_VERIFY))
 		observe_ours(io, rq, ret);
+	if ((rq->need & OBS_CGROUPS) && rq->cfg)
+		observe_cgroups(io->root, rq->cfg, rq->cg_hint, &ret->cg);
 }
