@@ -122,6 +122,8 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 		.plan = running && r->have_plan ? &r->plan : NULL,
 		.obs = &r->obs,
 		.line = line,
+		.cfg = &r->cfg,
+		.cgv = &r->cgv,
 	};
 
 	if (r->opt.dry_run)
