@@ -28,6 +28,9 @@ KD=/sys/kernel/mm/damon/admin/kdamonds
 DURATION=${CGROUP_DURATION:-80}
 
 note "kernel $(uname -r)"
+# The daemon measured alone: the kernel turns NUMA balancing on for a
+# two-node machine, and it would move the hot sets to node 0 itself.
+echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
 mount -t cgroup2 none $CG || abort "cannot mount cgroup2"
 echo +memory >$CG/cgroup.subtree_control || abort "cannot enable the memory controller"
 mkdir $CG/svc $CG/batch $CG/other
