@@ -112,16 +112,14 @@ final() { sed -n "s/^WORKLOAD FINAL.* $2=\([0-9.]*\).*/\1/p" /tmp/"$1".log; }
 
 verdict "damon-tierd exited 0 on SIGTERM" "damon-tierd exited $drc" eq "$drc" 0
 check "no error in the log" not grep -q "error:" "$log"
-svc_out=$(final svc cold_on_node1)
-verdict "/svc (protect, fast_share 80%): $svc_out of it on node 1 (<= 0.20)" \
-	"/svc (protect, fast_share 80%): $svc_out of it on node 1 (> 0.20)" at_most "$svc_out" 0.20
-batch_out=$(final batch cold_on_node1)
-verdict "/batch's cold data demoted instead: $batch_out on node 1 (>= 0.10)" \
-	"/batch's cold data: only $batch_out on node 1 (< 0.10)" at_least "$batch_out" 0.10
-batch_hot=$(final batch hot_on_node0)
-verdict "/batch (promote = no): its hot set $batch_hot on node 0 (<= 0.05)" \
-	"/batch (promote = no): its hot set $batch_hot on node 0 (> 0.05)" at_most "$batch_hot" 0.05
-other_hot=$(final other hot_on_node0)
-verdict "/other's hot set promoted: $other_hot on node 0 (>= 0.50)" \
-	"/other's hot set: $other_hot on node 0 (< 0.50)" at_least "$other_hot" 0.50
+# final_check WORKLOAD FIELD CMP LIMIT WHAT: a verdict on the workload's
+# final FIELD (CMP: at_most or at_least).
+final_check() {
+	_fc=$(final "$1" "$2")
+	verdict "$5: $_fc ($3 $4)" "$5: $_fc (not $3 $4)" "$3" "$_fc" "$4"
+}
+final_check svc cold_on_node1 at_most 0.20 "/svc (protect, fast_share 80%): its share on node 1"
+final_check batch cold_on_node1 at_least 0.10 "/batch's cold data demoted instead: on node 1"
+final_check batch hot_on_node0 at_most 0.05 "/batch (promote = no): its hot set on node 0"
+final_check other hot_on_node0 at_least 0.50 "/other's hot set promoted: on node 0"
 finish
