@@ -63,6 +63,9 @@ struct kd_runtime {
 	unsigned ticks;           /* controller ticks since its last quota commit */
 	uint64_t tried, applied;  /* charge counters at the last tick; tried UINT64_MAX: none */
 	uint64_t goal_current;    /* user_input goals: the value last fed */
+	/* The cgroup schemes' user_input goals (plan.h): the values last fed,
+	 * which a commit stages so the goal tuner never sees a 0 */
+	uint64_t cg_goal_current[CONFIG_MAX_CGROUPS];
 	/* The exchange (kdamonds with histogram schemes, exchange.h) */
 	bool hist_prev_ok;        /* hist_prev holds a reading of the counters */
 	uint64_t hist_prev[HOT_MAX_BUCKETS];
@@ -151,6 +154,7 @@ struct action {
 	uint64_t value;
 	uint64_t from;            /* SET_NUMA_BALANCING: the mode found */
 	unsigned scheme;          /* FEED_GOAL: the scheme (0, or a cgroup scheme) */
+	unsigned cg;              /* FEED_GOAL, scheme > 0: the index in the kdamond's cg[] */
 	/* START / COMMIT: what is staged besides the plan */
 	uint64_t quota_bytes;     /* daemon quota (the plan's otherwise) */
 	uint64_t goal_current;    /* user_input goal */

@@ -55,6 +55,9 @@ static const struct plan_kdamond *staged(const struct actuator *x, const struct 
 	if (buf->scheme.daemon_quota)
 		buf->scheme.quota_bytes = a->quota_bytes;
 	buf->scheme.goal.current_value = a->goal_current;
+	/* The cgroup schemes' fed goals, as last fed (decide.h). */
+	for (unsigned j = 0; j < buf->nr_cg && a->kd < PLAN_MAX_KDAMONDS; j++)
+		buf->cg[j].goal.current_value = x->rt->kd[a->kd].cg_goal_current[j];
 	return buf;
 }
 

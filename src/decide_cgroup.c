@@ -90,6 +90,7 @@ void feed_cgroup_goals(const struct decide_input *in, struct decision *d, unsign
 		a = act(d, ACT_FEED_GOAL);
 		a->kd = i;
 		a->scheme = 1 + kd->hist.n + j;
+		a->cg = j;
 		a->value = cgroup_goal_current_bp(o, g->goal.nid, total);
 		a->limit = LIMIT_SUPERVISE;
 		snprintf(a->what, sizeof(a->what), "feed kdamond %u's fast_share goal for cgroup %s",

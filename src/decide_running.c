@@ -323,7 +323,10 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 			}
 			break;
 		case ACT_FEED_GOAL:
-			k->goal_current = a->value;
+			if (a->scheme == 0)
+				k->goal_current = a->value;
+			else if (a->cg < CONFIG_MAX_CGROUPS)
+				k->cg_goal_current[a->cg] = a->value;
 			break;
 		case ACT_SET_NR_KDAMONDS:
 			if (a->value == 0)
