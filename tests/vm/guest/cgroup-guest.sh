@@ -2,16 +2,18 @@
 # Guest side of the vm-cgroup tests (busybox sh), run with
 #   tests/vm/e2e.sh --guest tests/vm/guest/cgroup-guest.sh \
 #       --config tests/vm/cgroup.conf --kernel 7 (and 6.12)
-# [cgroup] rules on a real kernel, three workloads in three cgroups on a fast
+# [cgroup] rules on a real kernel, four workloads in four cgroups on a fast
 # node too small for all of them:
-#   /svc    protect = yes, fast_share = 80%: 150 MiB of cold data on node 0
-#           (never touched again), the coldest pages there;
+#   /svc    protect = yes, fast_share = 80%: 100 MiB of cold data on node 0
+#           (never touched again), among the coldest pages there;
+#   /twin   no rule: the same as /svc, started right after it (what /svc
+#           would lose without its rule);
 #   /batch  promote = no: cold data filling node 0 down to 48 MiB free, and a
 #           48 MiB hot set on node 1;
 #   /other  no rule: a 128 MiB hot set on node 1, which promotion brings to
 #           node 0 and demotion must make room for.
 # Checks, from each workload's own pages (move_pages): /svc keeps >= 80% on
-# node 0 while /batch's cold data is demoted, /batch's hot set stays on
+# node 0 while /twin and /batch lose cold data to node 1, /batch's hot set stays on
 # node 1, /other's hot set reaches node 0.  From sysfs: the memcg filters
 # ahead of the young filter and the fast_share goal (node_memcg_used_bp on
 # 6.19 and later, a fed user_input goal before).  The cgroup lifecycle: /late
@@ -33,7 +35,7 @@ note "kernel $(uname -r)"
 echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
 mount -t cgroup2 none $CG || abort "cannot mount cgroup2"
 echo +memory >$CG/cgroup.subtree_control || abort "cannot enable the memory controller"
-mkdir $CG/svc $CG/batch $CG/other
+mkdir $CG/svc $CG/twin $CG/batch $CG/other
 
 # run_in CGROUP NAME ARGS...: a workload in that cgroup, its log in
 # /tmp/NAME.log, its pid in wpid.
@@ -45,16 +47,19 @@ run_in() {
 }
 started() { grep -q '^WORKLOAD START' /tmp/"$1".log; }
 
-run_in svc svc --hot 1 --cold 150 --duration "$((DURATION + 20))" --report-interval 5
+run_in svc svc --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
 pid_svc=$wpid
 wait_alive "$pid_svc" 60 started svc || abort "the /svc workload did not start"
+run_in twin twin --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
+pid_twin=$wpid
+wait_alive "$pid_twin" 60 started twin || abort "the /twin workload did not start"
 run_in batch batch --hot 48 --cold auto --duration "$((DURATION + 10))" --report-interval 5
 pid_batch=$wpid
 wait_alive "$pid_batch" 90 started batch || abort "the /batch workload did not start"
 run_in other other --hot 128 --cold 1 --duration "$DURATION" --report-interval 5
 pid_other=$wpid
 wait_alive "$pid_other" 60 started other || abort "the /other workload did not start"
-grep -h '^WORKLOAD START' /tmp/svc.log /tmp/batch.log /tmp/other.log
+grep -h '^WORKLOAD START' /tmp/svc.log /tmp/twin.log /tmp/batch.log /tmp/other.log
 
 start_daemon daemon /etc/damon-tierd.conf
 wait_running 60 2 || { show_log; abort "the kdamonds did not start"; }
@@ -100,12 +105,13 @@ check "the kdamonds kept their pids" eq "$(cat $KD/0/pid $KD/1/pid)" "$pids0"
 wait "$pid_other"
 wait "$pid_batch"
 wait "$pid_svc"
+wait "$pid_twin"
 section_begin status
 /bin/damon-tierd status --json 2>&1 | head -c 6000
 section_end status
 stop_daemon
 show_log
-for w in svc batch other; do
+for w in svc twin batch other; do
 	grep '^WORKLOAD' /tmp/$w.log | sed -n "s/^\(WORKLOAD [^ ]*\) \(hot_on_node0=[^ ]*\) \(cold_on_node1=[^ ]*\).*/CGROUP $w \1 \2 \3/p"
 done
 final() { sed -n "s/^WORKLOAD FINAL.* $2=\([0-9.]*\).*/\1/p" /tmp/"$1".log; }
@@ -119,6 +125,7 @@ final_check() {
 	verdict "$5: $_fc ($3 $4)" "$5: $_fc (not $3 $4)" "$3" "$_fc" "$4"
 }
 final_check svc cold_on_node1 at_most 0.20 "/svc (protect, fast_share 80%): its share on node 1"
+final_check twin cold_on_node1 at_least 0.10 "/twin (the same data, no rule) lost to node 1"
 final_check batch cold_on_node1 at_least 0.10 "/batch's cold data demoted instead: on node 1"
 final_check batch hot_on_node0 at_most 0.05 "/batch (promote = no): its hot set on node 0"
 final_check other hot_on_node0 at_least 0.50 "/other's hot set promoted: on node 0"
