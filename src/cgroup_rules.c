@@ -76,8 +76,11 @@ void cgroup_view_next(const struct config *c, const struct obs_cgroups *o, uint6
 				 s->share_bp >= 10000)
 				s->shielded = false;
 		}
-		if (!r->fast_share_bp)
+		if (!r->fast_share_bp) {
+			/* Only a fast_share goal depends on them. */
 			s->shielded = false;
+			s->planned_total = 0;
+		}
 	}
 	*ret = v;
 }
