@@ -62,6 +62,7 @@ struct cgroup_state {
 };
 
 struct cgroup_view {
+	int err;                      /* the observation's: -ENOENT without a cgroup2 mount */
 	unsigned n;
 	struct cgroup_state cg[CONFIG_MAX_CGROUPS];
 };

@@ -35,6 +35,7 @@ void cgroup_view_next(const struct config *c, const struct obs_cgroups *o, uint6
 
 	memset(&v, 0, sizeof(v));
 	v.n = c->nr_cgroups;
+	v.err = o ? o->err : prev ? prev->err : 0;
 	for (unsigned i = 0; i < c->nr_cgroups; i++) {
 		const struct cgroup_rule *r = &c->cgroups[i];
 		const struct cgroup_state *was = prev_of(prev_cfg, prev, r->name);

@@ -23,6 +23,9 @@ void say_cgroup_rules(const struct decide_input *in, struct decision *d)
 	const struct config *c = in->cfg;
 	char text[640];
 
+	if (c && c->nr_cgroups && in->cgv && in->cgv->err)
+		say(d, LOG_WARNING, "no cgroup v2 hierarchy at /sys/fs/cgroup (no cgroup.controllers): "
+		    "every [cgroup] rule waits for its cgroup");
 	for (unsigned i = 0; c && i < c->nr_cgroups; i++) {
 		const struct cgroup_state *s = in->cgv && i < in->cgv->n ? &in->cgv->cg[i] : NULL;
 
