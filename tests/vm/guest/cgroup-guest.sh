@@ -4,13 +4,13 @@
 #       --config tests/vm/cgroup.conf --kernel 7 (and 6.12)
 # [cgroup] rules on a real kernel, four workloads in four cgroups on a fast
 # node too small for all of them:
-#   /svc    protect = yes, fast_share = 80%: 100 MiB of cold data on node 0
-#           (never touched again), among the coldest pages there;
+#   /svc    protect = yes, fast_share = 80%: 100 MiB of data on node 0 that
+#           goes cold (--idle), among the coldest pages there;
 #   /twin   no rule: the same as /svc, started right after it (what /svc
 #           would lose without its rule);
 #   /batch  promote = no: cold data filling node 0 down to 48 MiB free, and a
-#           48 MiB hot set on node 1;
-#   /other  no rule: a 128 MiB hot set on node 1, which promotion brings to
+#           32 MiB hot set on node 1;
+#   /other  no rule: a 96 MiB hot set on node 1, which promotion brings to
 #           node 0 and demotion must make room for.
 # Checks, from each workload's own pages (move_pages): /svc keeps >= 80% on
 # node 0 while /twin and /batch lose cold data to node 1, /batch's hot set stays on
@@ -47,16 +47,16 @@ run_in() {
 }
 started() { grep -q '^WORKLOAD START' /tmp/"$1".log; }
 
-run_in svc svc --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
+run_in svc svc --idle --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
 pid_svc=$wpid
 wait_alive "$pid_svc" 60 started svc || abort "the /svc workload did not start"
-run_in twin twin --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
+run_in twin twin --idle --hot 1 --cold 100 --duration "$((DURATION + 20))" --report-interval 5
 pid_twin=$wpid
 wait_alive "$pid_twin" 60 started twin || abort "the /twin workload did not start"
-run_in batch batch --hot 48 --cold auto --duration "$((DURATION + 10))" --report-interval 5
+run_in batch batch --hot 32 --cold auto --duration "$((DURATION + 10))" --report-interval 5
 pid_batch=$wpid
 wait_alive "$pid_batch" 90 started batch || abort "the /batch workload did not start"
-run_in other other --hot 128 --cold 1 --duration "$DURATION" --report-interval 5
+run_in other other --hot 96 --cold 1 --duration "$DURATION" --report-interval 5
 pid_other=$wpid
 wait_alive "$pid_other" 60 started other || abort "the /other workload did not start"
 grep -h '^WORKLOAD START' /tmp/svc.log /tmp/twin.log /tmp/batch.log /tmp/other.log
