@@ -86,6 +86,27 @@ enum config_key {
 	_CONFIG_KEY_MAX,
 };
 
+/* [cgroup NAME] sections (config_cgroup.c): rules for one cgroup each. */
+#define CONFIG_MAX_CGROUPS 8
+/* A cgroup path or unit name, as DAMON's memcg_path takes it (NUL included). */
+#define CGROUP_NAME_MAX 192
+enum cgroup_key { CG_KEY_PROTECT, CG_KEY_PROMOTE, CG_KEY_FAST_SHARE, _CG_KEY_MAX };
+
+struct cgroup_rule {
+	/* "/system.slice/mysql.service" (a path below the cgroup2 mount) or
+	 * a systemd unit name "mysql.service", found in the tree at run time */
+	char name[CGROUP_NAME_MAX];
+	bool protect;            /* never demote its pages */
+	bool promote;            /* false: never promote its pages */
+	unsigned fast_share_bp;  /* keep this share of its memory on the fast tier; 0: none */
+	unsigned set;            /* bit (1 << enum cgroup_key) per key a file set */
+	/* Where the section was first opened and each key last set. */
+	char file[CONFIG_PATH_MAX];
+	unsigned line;
+	char key_file[_CG_KEY_MAX][CONFIG_PATH_MAX];
+	unsigned key_line[_CG_KEY_MAX];
+};
+
 struct config {
 	/* Bit (1 << enum config_key) per key a file (any of the main file and
 	 * drop-ins) set explicitly, even to its default value: the planner
@@ -128,6 +149,10 @@ struct config {
 	unsigned demote_max_accesses;
 	uint64_t demote_min_age_us;    /* converted to aggregation intervals by the planner */
 	bool demote_young_filter;
+
+	/* [cgroup NAME], in the order first seen */
+	unsigned nr_cgroups;
+	struct cgroup_rule cgroups[CONFIG_MAX_CGROUPS];
 };
 
 #define CONFIG_ERR_MAX 512
@@ -222,6 +247,11 @@ int config_format(const struct config *c, char *buf, size_t size);
  * "... # default".  origins NULL: like config_format().  0 or -ENOBUFS. */
 int config_format_sources(const struct config *c, const struct config_origins *origins,
 			  char *buf, size_t size);
+
+/* Whether name is a usable [cgroup NAME]: a path below the cgroup2 mount
+ * ("/a/b", not the root) or a systemd unit ("x.service", ".slice",
+ * ".scope").  0, or -EINVAL with why (n bytes) saying what is wrong. */
+int config_cgroup_name_check(const char *name, char *why, size_t n);
 
 /* Each table row, for documentation tests: section, key, default text and
  * help.  *ret is indexed by enum config_key; returns _CONFIG_KEY_MAX. */

@@ -100,9 +100,9 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
  * and commit, keeping the tuned intervals. */
 int damon_set_control(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
-/* Write only the goal current_value (USER_INPUT goals), then
- * commit_schemes_quota_goals. */
-int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value);
+/* Write only the goal current_value (USER_INPUT goals) of scheme `scheme`,
+ * then commit_schemes_quota_goals. */
+int damon_feed_goal(struct damon_io *io, unsigned idx, unsigned scheme, uint64_t current_value);
 
 /* Read back what damon_stage() wrote and compare with kd.  Returns 0 when
  * equal, 1 on drift (what[] names the first file that differs, with the

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup_rules.h"
 #include "config.h"
 #include "hotness.h"
 #include "observe.h"
@@ -62,6 +63,9 @@ struct kd_runtime {
 	unsigned ticks;           /* controller ticks since its last quota commit */
 	uint64_t tried, applied;  /* charge counters at the last tick; tried UINT64_MAX: none */
 	uint64_t goal_current;    /* user_input goals: the value last fed */
+	/* The cgroup schemes' user_input goals (plan.h): the values last fed,
+	 * which a commit stages so the goal tuner never sees a 0 */
+	uint64_t cg_goal_current[CONFIG_MAX_CGROUPS];
 	/* The exchange (kdamonds with histogram schemes, exchange.h) */
 	bool hist_prev_ok;        /* hist_prev holds a reading of the counters */
 	uint64_t hist_prev[HOT_MAX_BUCKETS];
@@ -142,6 +146,8 @@ struct action {
 	unsigned kd;
 	uint64_t value;
 	uint64_t from;            /* SET_NUMA_BALANCING: the mode found */
+	unsigned scheme;          /* FEED_GOAL: the scheme (0, or a cgroup scheme) */
+	unsigned cg;              /* FEED_GOAL, scheme > 0: the index in the kdamond's cg[] */
 	/* START / COMMIT: what is staged besides the plan */
 	uint64_t quota_bytes;     /* daemon quota (the plan's otherwise) */
 	uint64_t goal_current;    /* user_input goal */
@@ -193,6 +199,14 @@ struct decide_input {
 	/* PLAN: plan_build failed; err says why */
 	int plan_err;
 	const char *plan_why;
+	/* The kernel's features (NULL before PROBE), for what the [cgroup]
+	 * rules become */
+	const struct damon_features *feat;
+	/* The cgroups of the [cgroup] rules as the running plan has them, and
+	 * RUNNING: cgroup_switch = they changed and next_plan is made for
+	 * next_cgv (cgroup_rules.h) */
+	const struct cgroup_view *cgv, *next_cgv;
+	bool cgroup_switch;
 };
 
 /*

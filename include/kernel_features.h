@@ -20,6 +20,7 @@ struct damon_features {
 	bool goal_metric;     /* goals/<G>/target_metric (6.9) */
 	bool effective_bytes; /* quotas/effective_bytes (6.9) */
 	bool node_metrics;    /* goals/<G>/nid, node_mem_{used,free}_bp (6.16) */
+	bool memcg_goals;     /* goals/<G>/path, node_memcg_{used,free}_bp (6.19) */
 	bool intervals_goal;  /* intervals/intervals_goal (6.15) */
 	bool ops_filters;     /* schemes/<S>/ops_filters (6.15) */
 	bool filters;         /* schemes/<S>/filters (6.3) */

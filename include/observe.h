@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup_rules.h"
 #include "damon_sysfs.h"
 #include "kernel_features.h"
 #include "owner.h"
@@ -48,6 +49,8 @@ enum {
 	/* every planned file of our kdamonds read back and compared with the
 	 * plan (the controller's and the fed values excepted) */
 	OBS_VERIFY = 1u << 7,
+	/* the cgroups of the [cgroup] rules (observe_cgroup.h) */
+	OBS_CGROUPS = 1u << 9,
 };
 
 #define OBS_MAX_KDAMONDS 64   /* foreign kdamonds looked at for conflicts */
@@ -123,6 +126,9 @@ struct observation {
 	/* OBS_KDAMONDS / STATS / CHARGE / VERIFY */
 	unsigned nr_ours;
 	struct obs_ours ours[PLAN_MAX_KDAMONDS];
+
+	/* OBS_CGROUPS: the rules' cgroups, in rule order */
+	struct obs_cgroups cg;
 };
 
 struct observe_request {
@@ -144,6 +150,10 @@ struct observe_request {
 	/* OBS_TOPOLOGY: read into it; OBS_MEMINFO: its nodes' meminfo is
 	 * refreshed in it (all or nothing) and copied to the observation */
 	struct topology *topo;
+	/* OBS_CGROUPS: whose rules, and the last observation of them (may be
+	 * NULL), whose unit paths are tried before a search */
+	const struct config *cfg;
+	const struct obs_cgroups *cg_hint;
 };
 
 /*

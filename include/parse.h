@@ -55,6 +55,12 @@ struct zone_wmarks {
 };
 int parse_zoneinfo(const char *text, int nid, struct zone_wmarks *ret);
 
+/* A cgroup's memory.numa_stat: ret[nid] = the "anon" plus the "file" bytes
+ * of node nid ("anon N0=4096 N1=0" lines), for nid < max; other lines are
+ * skipped.  -EINVAL if the anon or file line is missing or malformed, or a
+ * node id is not below max; ret is untouched then. */
+int parse_memcg_numa_stat(const char *text, uint64_t *ret, unsigned max);
+
 /* ---- config values (parse_value.c) ---- */
 
 /* Sizes: "200M", "200MiB", "4096", "1G" (binary units).

@@ -20,19 +20,31 @@
 #define PLAN_MAX_RANGES 64
 
 enum plan_role { ROLE_PROMOTE, ROLE_DEMOTE };
-enum goal_metric { GOAL_NODE_MEM_USED_BP, GOAL_NODE_MEM_FREE_BP, GOAL_USER_INPUT };
+enum goal_metric { GOAL_NODE_MEM_USED_BP, GOAL_NODE_MEM_FREE_BP, GOAL_USER_INPUT,
+		   GOAL_NODE_MEMCG_USED_BP };
 enum filter_dir { FILTER_DIR_NONE, FILTER_DIR_OPS, FILTER_DIR_LEGACY };
 
 struct plan_goal {
 	bool enabled;
 	enum goal_metric metric;       /* USER_INPUT: the daemon feeds current_value */
 	enum goal_metric user_metric;  /* with USER_INPUT: what the daemon computes */
+	char path[CGROUP_NAME_MAX];    /* NODE_MEMCG_USED_BP: the cgroup's path */
 	uint64_t target_value;         /* bp */
 	int nid;
 	/* USER_INPUT only: the value staged with the plan, which the daemon
 	 * feeds at run time (decide.h); 0 in a built plan */
 	uint64_t current_value;
 };
+
+/* A memcg filter (cgroup_rules.h), staged ahead of the young filter. */
+struct plan_memcg_filter {
+	char path[CGROUP_NAME_MAX];    /* memcg_path: below the cgroup2 mount */
+	bool matching;                 /* Y: the cgroup's pages; N: everyone else's */
+	/* Always "reject" (allow N): before 6.14 every filter rejects what
+	 * it matches, so the same filter means the same everywhere. */
+};
+
+#define PLAN_MAX_MEMCG CONFIG_MAX_CGROUPS
 
 struct plan_scheme {
 	const char *action;            /* "migrate_hot" / "migrate_cold" */
@@ -53,6 +65,23 @@ struct plan_scheme {
 	enum filter_dir filter_dir;
 	bool young_filter;
 	bool young_allow;              /* promote: allow young; demote: reject young */
+	/* memcg reject filters ahead of the young filter (filter_dir is then
+	 * set even without the young filter) */
+	unsigned nr_memcg;
+	struct plan_memcg_filter memcg[PLAN_MAX_MEMCG];
+};
+
+/* A fast_share rule's own promotion scheme (cgroup_rules.h): scheme
+ * 1 + hist.n + i of a promotion kdamond, with the migration scheme's
+ * access pattern, weights and window, a memcg filter that rejects every
+ * other cgroup's pages (then the young filter), and a goal.  Not armed:
+ * its cgroup does not exist, and it matches no region (age/min never). */
+struct plan_cg_scheme {
+	bool armed;
+	unsigned rule;                 /* index in config.cgroups */
+	char path[CGROUP_NAME_MAX];
+	uint64_t quota_bytes;
+	struct plan_goal goal;         /* NODE_MEMCG_USED_BP or USER_INPUT, on to_nid */
 };
 
 struct plan_kdamond {
@@ -73,6 +102,10 @@ struct plan_kdamond {
 	 * bounds and young filter are then set at run time (decide.h).
 	 * hist.n = 0: no exchange. */
 	struct hot_edges hist;
+	/* After the histogram schemes: one per fast_share rule (promotion
+	 * kdamonds only), in rule order. */
+	unsigned nr_cg;
+	struct plan_cg_scheme cg[CONFIG_MAX_CGROUPS];
 };
 
 /* Configured versus effective goals of one fast node, for the log. */
@@ -110,6 +143,12 @@ void plan_calibrate(const struct numa_node *fast, uint64_t quota_bytes, uint64_t
 int plan_build(const struct topology *t, const struct tier_map *m,
 	       const struct damon_features *f, const struct config *c,
 	       struct plan *ret, char *err, size_t errlen);
+/* The same with the [cgroup] rules of c applied for the cgroups of view cg
+ * (cgroup_rules.h; NULL: none exists). */
+struct cgroup_view;
+int plan_build_cg(const struct topology *t, const struct tier_map *m,
+		  const struct damon_features *f, const struct config *c,
+		  const struct cgroup_view *cg, struct plan *ret, char *err, size_t errlen);
 
 /* The calibration of fast node nid in p, or NULL if p has none. */
 const struct plan_calibration *plan_calibration_of(const struct plan *p, int nid);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup_rules.h"
+#include "config.h"
 #include "explain.h"
 #include "plan.h"
 #include "topology.h"
@@ -66,6 +68,20 @@ struct status_boundary {
 	struct explain_side why_promote, why_demote;
 };
 
+/* A [cgroup] rule's cgroup (status_cgroup.c). */
+struct status_cgroup {
+	char name[CGROUP_NAME_MAX];  /* as configured */
+	bool present;
+	char path[CGROUP_NAME_MAX];  /* where it was found */
+	bool protect, promote;
+	unsigned fast_share_goal_bp; /* 0: no fast_share */
+	const char *goal;            /* "kernel", "daemon" (fed), NULL without fast_share */
+	bool have_share;
+	uint64_t total, fast;        /* bytes */
+	unsigned share_bp;           /* fast / total */
+	bool demotion_skipped;       /* protect, or below its fast_share */
+};
+
 struct status_snapshot {
 	const char *state;          /* reconciler state name */
 	uint64_t interval_us;       /* [daemon] interval: how often the files are rewritten */
@@ -84,6 +100,8 @@ struct status_snapshot {
 	unsigned nr_boundaries;
 	struct status_boundary b[PLAN_MAX_KDAMONDS];
 	uint64_t errors_total, repairs_total;
+	unsigned nr_cgroups;
+	struct status_cgroup cg[CONFIG_MAX_CGROUPS];
 };
 
 /* Pure: the log line of one boundary, its explanations last. */
@@ -129,7 +147,17 @@ struct status_input {
 	const struct plan *plan;         /* NULL: the boundaries come from the tiers' pairs */
 	const struct observation *obs;   /* the last observation (OBS_STATS when running), or NULL */
 	bool line;                       /* a status line is due: line rates restart */
+	const struct config *cfg;        /* the [cgroup] rules; may be NULL */
+	const struct cgroup_view *cgv;   /* their cgroups as last observed; may be NULL */
 };
+
+/* status_cgroup.c (pure): the rules' cgroups into s, and their part of the
+ * text, the JSON (a ",\"cgroups\":[...]" member) and the textfile. */
+struct textbuf;
+void status_build_cgroups(const struct status_input *in, struct status_snapshot *s);
+void status_text_cgroups(struct textbuf *t, const struct status_snapshot *s);
+void status_json_cgroups(struct textbuf *t, const struct status_snapshot *s);
+void status_prometheus_cgroups(struct textbuf *t, const struct status_snapshot *s);
 
 /* Pure: the snapshot *s from in, the rates against *h, which is updated
  * with this period's samples. */

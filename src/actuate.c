@@ -55,6 +55,9 @@ static const struct plan_kdamond *staged(const struct actuator *x, const struct 
 	if (buf->scheme.daemon_quota)
 		buf->scheme.quota_bytes = a->quota_bytes;
 	buf->scheme.goal.current_value = a->goal_current;
+	/* The cgroup schemes' fed goals, as last fed (decide.h). */
+	for (unsigned j = 0; j < buf->nr_cg && a->kd < PLAN_MAX_KDAMONDS; j++)
+		buf->cg[j].goal.current_value = x->rt->kd[a->kd].cg_goal_current[j];
 	return buf;
 }
 
@@ -192,11 +195,11 @@ static void damon(struct actuator *x, const struct action *a, struct act_result 
 		kd.scheme.nr_accesses_min = a->nr_min;
 		kd.scheme.nr_accesses_max = a->nr_max;
 		if (!a->young)
-			kd.scheme.filter_dir = FILTER_DIR_NONE;
+			kd.scheme.young_filter = false;
 		res->err = damon_set_control(x->io, idx, &kd);
 		break;
 	case ACT_FEED_GOAL:
-		res->err = damon_feed_goal(x->io, idx, a->value);
+		res->err = damon_feed_goal(x->io, idx, a->scheme, a->value);
 		break;
 	default:
 		break;

@@ -186,7 +186,7 @@ int config_validate_merge(const struct config *c, const struct config_merge *m,
 		return cross_error(c, m, err, CONFIG_KEY_DEMOTE_MAX_ACCESSES, "below",
 				   CONFIG_KEY_PROMOTE_MIN_ACCESSES,
 				   "otherwise the same regions are promoted and demoted back and forth");
-	return 0;
+	return config_cgroup_validate(c, m ? m->fallback : NULL, err);
 }
 
 int config_validate(const struct config *c, struct config_error *err)

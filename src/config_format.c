@@ -180,7 +180,7 @@ int config_format_sources(const struct config *c, const struct config_origins *o
 			return -ENOBUFS;
 		used += (size_t)n;
 	}
-	return 0;
+	return config_cgroup_format(c, origins != NULL, buf, size);
 }
 
 int config_format(const struct config *c, char *buf, size_t size)

@@ -7,6 +7,7 @@
  *   config_parse.c   one file's text (inih) merged into a struct config,
  *                    with the error messages;
  *   config_check.c   ranges and cross-key checks;
+ *   config_cgroup.c  the [cgroup NAME] sections;
  *   config.c         finding, reading and merging the files.
  */
 #include <stdbool.h>
@@ -107,3 +108,20 @@ int config_parse_text(struct config_merge *m, const char *text, size_t len, cons
  */
 int config_validate_merge(const struct config *c, const struct config_merge *m,
 			  struct config_error *err);
+
+/*
+ * [cgroup NAME] sections (config_cgroup.c).  config_cgroup_open(): the rule
+ * of the header whose name (len bytes, blanks trimmed here) follows
+ * "cgroup", made on first sight; its index, or -EINVAL with *err.
+ * config_cgroup_key(): one key of that section; file_mask holds the keys
+ * this file set already.  0 or -EINVAL with *err.  config_cgroup_validate():
+ * the rules' cross-key checks (fallback names the file of a rule without
+ * one).  config_cgroup_format(): appends "cgroup[NAME].key = value" lines,
+ * with origins "  # file:line" or "  # default"; 0 or -ENOBUFS.
+ */
+int config_cgroup_open(struct config_merge *m, const char *name, size_t len, const char *file,
+		       unsigned line, struct config_error *err);
+int config_cgroup_key(struct config_merge *m, unsigned rule, const char *key, const char *value,
+		      const char *file, unsigned line, unsigned *file_mask, struct config_error *err);
+int config_cgroup_validate(const struct config *c, const char *fallback, struct config_error *err);
+int config_cgroup_format(const struct config *c, bool origins, char *buf, size_t size);

@@ -110,7 +110,7 @@ static void unknown_section_error(struct config_error *err, const char *name, un
 		config_set_error(err, name, line, "[%.64s]: unknown section (did you mean [%s]?)", section, best);
 	else
 		config_set_error(err, name, line,
-				 "[%.64s]: unknown section (expected [daemon], [monitoring], [quota], [promote] or [demote])",
+				 "[%.64s]: unknown section (expected [daemon], [monitoring], [quota], [promote], [demote] or [cgroup NAME])",
 				 section);
 }
 
@@ -167,7 +167,9 @@ struct parse_ctx {
 	const char *text, *p, *end;
 	unsigned line;       /* the line inih is working on */
 	char section[16];    /* the section inih is in (read_line() saw its header) */
+	int cgroup;          /* section "cgroup": the rule's index in m->cfg.cgroups */
 	uint64_t file_mask;  /* keys this file set: twice in one file is an error */
+	unsigned cg_mask[CONFIG_MAX_CGROUPS]; /* the same per [cgroup NAME] */
 	bool failed;
 	struct config_error err;
 };
@@ -210,10 +212,20 @@ static int check_header(struct parse_ctx *ctx, const char *line, size_t len)
 		return -EINVAL;
 	}
 	n = (size_t)(close - line - 1);
-	snprintf(section, sizeof(section), "%.*s", (int)n, line + 1);
-	if (n >= sizeof(section) || !known_section(section)) {
-		unknown_section_error(&ctx->err, ctx->name, ctx->line, section);
-		return -EINVAL;
+	if (n >= 6 && memcmp(line + 1, "cgroup", 6) == 0 && (n == 6 || is_blank(line[7]))) {
+		int r = config_cgroup_open(ctx->m, line + 7, n - 6, ctx->name, ctx->line, &ctx->err);
+
+		if (r < 0)
+			return r;
+		ctx->cgroup = r;
+		snprintf(section, sizeof(section), "cgroup %.56s", ctx->m->cfg.cgroups[r].name);
+		n = 6; /* the section inih and handle_key() see is "cgroup" */
+	} else {
+		snprintf(section, sizeof(section), "%.*s", (int)n, line + 1);
+		if (n >= sizeof(section) || !known_section(section)) {
+			unknown_section_error(&ctx->err, ctx->name, ctx->line, section);
+			return -EINVAL;
+		}
 	}
 	rest = close + 1;
 	rlen = len - (size_t)(rest - line);
@@ -228,7 +240,8 @@ static int check_header(struct parse_ctx *ctx, const char *line, size_t len)
 				 section, (int)(rlen > 64 ? 64 : rlen), rest, rlen > 64 ? "..." : "");
 		return -EINVAL;
 	}
-	memcpy(ctx->section, section, n + 1);
+	memcpy(ctx->section, section, n);
+	ctx->section[n] = '\0';
 	return (int)n;
 }
 
@@ -389,6 +402,12 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 			config_set_error(&ctx->err, ctx->name, line, "%.64s: key outside any section (and not a known key)",
 					 key);
 		return 0;
+	}
+	if (strcmp(section, "cgroup") == 0) {
+		if (config_cgroup_key(ctx->m, (unsigned)ctx->cgroup, key, value, ctx->name, line,
+				      &ctx->cg_mask[ctx->cgroup], &ctx->err) == 0)
+			ctx->failed = false;
+		return ctx->failed ? 0 : 1;
 	}
 	if (!known_section(section)) {
 		/* read_line() catches these first; kept for headers it cannot see. */

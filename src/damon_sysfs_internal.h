@@ -24,6 +24,9 @@ int damon_write_retry(struct damon_io *io, const char *path, const char *value);
 /* damon_stage() of a kdamond that is off, but with the scheme's age/min
  * DAMON_AGE_NEVER: the first step of damon_start(). */
 int damon_stage_disarmed(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
+/* Write the age/min of kd's armed cgroup schemes (plan.h), which
+ * damon_stage_disarmed() left matching nothing; the caller commits. */
+int damon_write_cg_arms(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
 /* Write `value` to one file of kdamond idx's scheme 0 (rel, under the
  * scheme's directory) and commit, keeping the tuned intervals. */

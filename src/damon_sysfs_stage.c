@@ -15,7 +15,8 @@
 #include "damon_sysfs_internal.h"
 #include "sysfs_io.h"
 
-#define KD_FILES_MAX (96 + 2 * PLAN_MAX_RANGES + 16 * HOT_MAX_BUCKETS)
+#define KD_FILES_MAX (96 + 2 * PLAN_MAX_RANGES + 16 * HOT_MAX_BUCKETS + 4 * PLAN_MAX_MEMCG + \
+		      40 * CONFIG_MAX_CGROUPS)
 
 enum {
 	F_NR = 1 << 0,       /* nr_* file: write only when it differs */
@@ -27,7 +28,7 @@ enum {
 
 struct kd_file {
 	char path[192];   /* relative to the root, e.g. sys/kernel/mm/damon/admin/kdamonds/0/... */
-	char value[32];
+	char value[CGROUP_NAME_MAX];   /* a memcg path at most */
 	unsigned flags;
 };
 
@@ -106,6 +107,109 @@ static void add_hist_scheme(struct kd_files *l, const struct damon_features *f,
 		add(l, F_NR, "0", C "schemes/%u/filters/nr_filters", n);
 }
 
+/*
+ * The filters of the scheme whose directory is sd ("contexts/0/schemes/N/"):
+ * the memcg filters first, then the young filter, in one directory; the
+ * others are emptied so a filter left behind by someone else cannot change
+ * our scheme.  A memcg filter always rejects what it matches (allow N; before
+ * 6.14 every filter does), so its meaning is the same on every kernel; what
+ * the young filter lets through depends on the kernel (see below).
+ */
+static void add_filters(struct kd_files *l, const struct damon_features *f,
+			const struct plan_scheme *s, const char *sd, unsigned ctl)
+{
+	const bool young = s->young_filter && s->filter_dir != FILTER_DIR_NONE;
+	const unsigned nr = s->filter_dir == FILTER_DIR_NONE ? 0 : s->nr_memcg + young;
+	const char *d = s->filter_dir == FILTER_DIR_OPS ? "ops_filters" : "filters";
+	char b[32];
+
+	if (f->ops_filters)
+		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_OPS ? u64s(b, nr) : "0", "%sops_filters/nr_filters", sd);
+	if (f->ops_filters)
+		add(l, F_NR, "0", "%score_filters/nr_filters", sd);
+	if (f->filters)
+		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_LEGACY ? u64s(b, nr) : "0", "%sfilters/nr_filters", sd);
+	if (nr == 0)
+		return;
+	for (unsigned i = 0; i < s->nr_memcg; i++) {
+		add(l, ctl, "memcg", "%s%s/%u/type", sd, d, i);
+		add(l, ctl, s->memcg[i].path, "%s%s/%u/memcg_path", sd, d, i);
+		add(l, ctl, s->memcg[i].matching ? "Y" : "N", "%s%s/%u/matching", sd, d, i);
+		if (f->filter_allow)
+			add(l, ctl, "N", "%s%s/%u/allow", sd, d, i);
+	}
+	if (!young)
+		return;
+	add(l, ctl, "young", "%s%s/%u/type", sd, d, s->nr_memcg);
+	if (f->filter_allow) {
+		add(l, ctl, "Y", "%s%s/%u/matching", sd, d, s->nr_memcg);
+		add(l, ctl, s->young_allow ? "Y" : "N", "%s%s/%u/allow", sd, d, s->nr_memcg);
+	} else {
+		/* Before 6.14 every filter rejects what it matches:
+		 * "allow only young" is "reject the not-young". */
+		add(l, ctl, s->young_allow ? "N" : "Y", "%s%s/%u/matching", sd, d, s->nr_memcg);
+	}
+}
+
+/* Cgroup scheme i (scheme 1 + hist.n + i, cgroup_rules.h): the migration
+ * scheme's action, pattern and window, only the cgroup's pages (a memcg
+ * filter rejecting every other page, then the young filter), and its goal.
+ * Unarmed or disarmed it matches no region. */
+static void add_cg_scheme(struct kd_files *l, const struct damon_features *f,
+			  const struct plan_kdamond *kd, unsigned i, bool disarm)
+{
+	const struct plan_cg_scheme *g = &kd->cg[i];
+	const struct plan_scheme *m = &kd->scheme;
+	struct plan_scheme s;
+	char sd[48], b[32];
+
+	snprintf(sd, sizeof(sd), "contexts/0/schemes/%u/", 1 + kd->hist.n + i);
+	add(l, 0, m->action, "%saction", sd);
+	add(l, 0, s64s(b, m->target_nid), "%starget_nid", sd);
+	add(l, 0, u64s(b, m->sz_min), "%saccess_pattern/sz/min", sd);
+	add(l, 0, u64s(b, m->sz_max), "%saccess_pattern/sz/max", sd);
+	add(l, 0, u64s(b, m->nr_accesses_min), "%saccess_pattern/nr_accesses/min", sd);
+	add(l, 0, u64s(b, m->nr_accesses_max), "%saccess_pattern/nr_accesses/max", sd);
+	add(l, 0, u64s(b, disarm || !g->armed ? DAMON_AGE_NEVER : m->age_min), "%saccess_pattern/age/min", sd);
+	add(l, 0, u64s(b, m->age_max), "%saccess_pattern/age/max", sd);
+	if (f->apply_interval)
+		add(l, 0, u64s(b, m->apply_interval_us), "%sapply_interval_us", sd);
+	add(l, 0, u64s(b, m->quota_ms), "%squotas/ms", sd);
+	add(l, 0, u64s(b, g->armed ? g->quota_bytes : 1), "%squotas/bytes", sd);
+	add(l, 0, u64s(b, m->quota_reset_ms), "%squotas/reset_interval_ms", sd);
+	add(l, 0, u64s(b, m->weight_sz), "%squotas/weights/sz_permil", sd);
+	add(l, 0, u64s(b, m->weight_nr_accesses), "%squotas/weights/nr_accesses_permil", sd);
+	add(l, 0, u64s(b, m->weight_age), "%squotas/weights/age_permil", sd);
+	if (f->quota_goals) {
+		add(l, F_NR, g->goal.enabled ? "1" : "0", "%squotas/goals/nr_goals", sd);
+		if (g->goal.enabled) {
+			if (f->goal_metric)
+				add(l, 0, goal_metric_name(g->goal.metric), "%squotas/goals/0/target_metric", sd);
+			if (f->node_metrics)
+				add(l, 0, s64s(b, g->goal.nid), "%squotas/goals/0/nid", sd);
+			if (g->goal.metric == GOAL_NODE_MEMCG_USED_BP)
+				add(l, 0, g->goal.path, "%squotas/goals/0/path", sd);
+			add(l, 0, u64s(b, g->goal.target_value), "%squotas/goals/0/target_value", sd);
+			add(l, F_FED, u64s(b, g->goal.current_value), "%squotas/goals/0/current_value", sd);
+		}
+		if (f->goal_tuner && g->goal.enabled)
+			add(l, 0, "consist", "%squotas/goal_tuner", sd);
+	}
+	add(l, 0, "none", "%swatermarks/metric", sd);
+	/* The filters of a scheme like the migration scheme, but for one
+	 * memcg filter that matches everyone else's pages. */
+	memset(&s, 0, sizeof(s));
+	s.young_filter = m->young_filter;
+	s.young_allow = true;
+	s.filter_dir = g->armed ? (f->ops_filters ? FILTER_DIR_OPS : FILTER_DIR_LEGACY) : FILTER_DIR_NONE;
+	if (g->armed) {
+		s.nr_memcg = 1;
+		memcpy(s.memcg[0].path, g->path, sizeof(s.memcg[0].path));
+		s.memcg[0].matching = false;
+	}
+	add_filters(l, f, &s, sd, 0);
+}
+
 /* The kernel's order: every nr_* before its children (writing an nr_* file
  * replaces all of its children with fresh defaults). */
 static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
@@ -141,7 +245,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 		add(l, 0, u64s(b, kd->ranges[i].end), C "targets/0/regions/%u/end", i);
 	}
 
-	add(l, F_NR, u64s(b, 1 + kd->hist.n), C "schemes/nr_schemes");
+	add(l, F_NR, u64s(b, 1 + kd->hist.n + kd->nr_cg), C "schemes/nr_schemes");
 	add(l, 0, s->action, S "action");
 	add(l, 0, s64s(b, s->target_nid), S "target_nid");
 	add(l, 0, u64s(b, s->sz_min), S "access_pattern/sz/min");
@@ -168,6 +272,8 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 				add(l, 0, goal_metric_name(s->goal.metric), S "quotas/goals/0/target_metric");
 			if (f->node_metrics)
 				add(l, 0, s64s(b, s->goal.nid), S "quotas/goals/0/nid");
+			if (s->goal.metric == GOAL_NODE_MEMCG_USED_BP)
+				add(l, 0, s->goal.path, S "quotas/goals/0/path");
 			add(l, 0, u64s(b, s->goal.target_value), S "quotas/goals/0/target_value");
 			add(l, F_FED, u64s(b, s->goal.current_value), S "quotas/goals/0/current_value");
 		}
@@ -176,29 +282,11 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 	}
 	add(l, 0, "none", S "watermarks/metric");
 
-	/* Only one filter directory carries our filter; the others are emptied
-	 * so a filter left behind by someone else cannot change our scheme. */
-	if (f->ops_filters)
-		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_OPS ? "1" : "0", S "ops_filters/nr_filters");
-	if (f->ops_filters)
-		add(l, F_NR, "0", S "core_filters/nr_filters");
-	if (f->filters)
-		add(l, F_NR | ctl, s->filter_dir == FILTER_DIR_LEGACY ? "1" : "0", S "filters/nr_filters");
-	if (s->filter_dir != FILTER_DIR_NONE) {
-		const char *d = s->filter_dir == FILTER_DIR_OPS ? "ops_filters" : "filters";
-
-		add(l, ctl, "young", S "%s/0/type", d);
-		if (f->filter_allow) {
-			add(l, ctl, "Y", S "%s/0/matching", d);
-			add(l, ctl, s->young_allow ? "Y" : "N", S "%s/0/allow", d);
-		} else {
-			/* Before 6.14 every filter rejects what it matches:
-			 * "allow only young" is "reject the not-young". */
-			add(l, ctl, s->young_allow ? "N" : "Y", S "%s/0/matching", d);
-		}
-	}
+	add_filters(l, f, s, S, ctl);
 	for (unsigned i = 0; i < kd->hist.n; i++)
 		add_hist_scheme(l, f, kd, i);
+	for (unsigned i = 0; i < kd->nr_cg; i++)
+		add_cg_scheme(l, f, kd, i, disarm);
 	if (f->refresh_ms)
 		add(l, F_REFRESH, u64s(b, kd->refresh_ms), "refresh_ms");
 }
@@ -290,6 +378,26 @@ int damon_stage_disarmed(struct damon_io *io, unsigned idx, const struct plan_kd
 	return stage(io, idx, kd, false, false, true);
 }
 
+int damon_write_cg_arms(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
+{
+	for (unsigned i = 0; i < kd->nr_cg; i++) {
+		char path[192], v[32];
+		int r;
+
+		if (!kd->cg[i].armed)
+			continue;
+		r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/%u/access_pattern/age/min",
+			    idx, 1 + kd->hist.n + i);
+		if (r < 0)
+			return r;
+		snprintf(v, sizeof(v), "%" PRIu64, kd->scheme.age_min);
+		r = damon_write_retry(io, path, v);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 {
 	char path[160], v[32];
@@ -362,11 +470,17 @@ int damon_set_quota(struct damon_io *io, unsigned idx, const struct plan_kdamond
 	return damon_commit_scheme_file(io, idx, kd, "quotas/bytes", kd->scheme.quota_bytes);
 }
 
-int damon_feed_goal(struct damon_io *io, unsigned idx, uint64_t current_value)
+int damon_feed_goal(struct damon_io *io, unsigned idx, unsigned scheme, uint64_t current_value)
 {
+	char path[192], v[32];
 	int r;
 
-	r = write_scheme_u64(io, idx, "quotas/goals/0/current_value", current_value);
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/contexts/0/schemes/%u/quotas/goals/0/current_value",
+		    idx, scheme);
+	if (r < 0)
+		return r;
+	snprintf(v, sizeof(v), "%" PRIu64, current_value);
+	r = damon_write_retry(io, path, v);
 	if (r < 0)
 		return r;
 	return damon_state_cmd(io, idx, "commit_schemes_quota_goals");

@@ -88,5 +88,8 @@ int damon_arm(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd)
 			    arm_wait_limit_us(kd) / 1000);
 	else if (r < 0)
 		return r;
+	r = damon_write_cg_arms(io, idx, kd);
+	if (r < 0)
+		return r;
 	return damon_commit_scheme_file(io, idx, kd, "access_pattern/age/min", kd->scheme.age_min);
 }

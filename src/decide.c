@@ -388,6 +388,7 @@ static void decide_apply(const struct decide_input *in, struct decision *d)
 			  rt->rec.first + f->kd, f->path, strerror(-f->err));
 		return;
 	}
+	say_cgroup_rules(in, d);
 	for (unsigned i = 0; i < p->nr_kdamonds; i++) {
 		struct action *a = act(d, ACT_START);
 

@@ -36,6 +36,12 @@ void remember_topology(const struct decide_input *in, struct runtime *rt);
 
 /* decide_running.c */
 void decide_running(const struct decide_input *in, struct decision *d);
+/* decide_cgroup.c: the [cgroup] rules and whether their cgroups were found,
+ * for the start; what changed between in->cgv and in->next_cgv; the
+ * user_input fast_share goals of kdamond i, fed from the observation. */
+void say_cgroup_rules(const struct decide_input *in, struct decision *d);
+void say_cgroup_changes(const struct decide_input *in, struct decision *d);
+void feed_cgroup_goals(const struct decide_input *in, struct decision *d, unsigned i);
 void decide_replan(const struct decide_input *in, struct decision *d);
 void decide_switch(const struct decide_input *in, struct decision *d);
 

@@ -104,6 +104,7 @@ static void supervise(const struct decide_input *in, struct decision *d, bool *r
 		if ((o->got & OBS_STATS) && k->stats_err)
 			rt->errors++;
 		feed_goal(in, d, i);
+		feed_cgroup_goals(in, d, i);
 		/* A disarmed kdamond's files already hold the plan (the
 		 * arming wrote them before its commit failed): no drift to see. */
 		if (rt->kd[i].disarmed) {
@@ -146,6 +147,11 @@ void decide_running(const struct decide_input *in, struct decision *d)
 	d->rt.repaired = d->rt.repair_failed = false;
 	d->rt.ctl_retry = false;
 	d->next = RC_RUNNING;
+	if (in->cgroup_switch && in->cgv && in->next_cgv) {
+		say_cgroup_changes(in, d);
+		d->next = RC_SWITCH;
+		return;
+	}
 	if (in->period_due) {
 		if (hotplugged(in->obs, prev)) {
 			d->next = RC_REPLAN;
@@ -317,7 +323,10 @@ bool decide_settle(struct runtime *rt, const struct action *a, const struct act_
 			}
 			break;
 		case ACT_FEED_GOAL:
-			k->goal_current = a->value;
+			if (a->scheme == 0)
+				k->goal_current = a->value;
+			else if (a->cg < CONFIG_MAX_CGROUPS)
+				k->cg_goal_current[a->cg] = a->value;
 			break;
 		case ACT_SET_NR_KDAMONDS:
 			if (a->value == 0)

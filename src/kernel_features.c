@@ -106,6 +106,7 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 			return r;
 		f.goal_metric = exists_in(root, scheme, "quotas/goals/0/target_metric");
 		f.node_metrics = exists_in(root, scheme, "quotas/goals/0/nid");
+		f.memcg_goals = exists_in(root, scheme, "quotas/goals/0/path");
 	}
 goals_done:
 
@@ -177,6 +178,7 @@ int features_probe_readonly(int root, const char *kdamonds_dir, unsigned nr,
 		/* Goals and filters are what a staged scheme may lack. */
 		acc.goal_metric |= f.goal_metric;
 		acc.node_metrics |= f.node_metrics;
+		acc.memcg_goals |= f.memcg_goals;
 		acc.filter_allow |= f.filter_allow;
 		acc.young_filter |= f.young_filter;
 	}
@@ -221,6 +223,7 @@ int features_format(const struct damon_features *f, char *buf, size_t size)
 		{ f->apply_interval, "apply_interval" },
 		{ f->quota_goals, "quota_goals" },
 		{ f->node_metrics, "node_mem_goals" },
+		{ f->memcg_goals, "memcg_goals" },
 		{ f->effective_bytes, "effective_bytes" },
 		{ f->intervals_goal, "intervals_goal" },
 		{ f->ops_filters, "ops_filters" },

@@ -77,6 +77,9 @@ static const struct feature_row rows[] = {
 	  { MEMBER("damos_sysfs_quota_goal", "nid"),
 	    ENUMERATOR("damos_quota_goal_metric", "DAMOS_QUOTA_NODE_MEM_USED_BP"),
 	    ENUMERATOR("damos_quota_goal_metric", "DAMOS_QUOTA_NODE_MEM_FREE_BP") } },
+	/* The path file came with the two memcg metrics. */
+	{ FIELD(memcg_goals),
+	  { ENUMERATOR("damos_quota_goal_metric", "DAMOS_QUOTA_NODE_MEMCG_USED_BP") } },
 	{ FIELD(intervals_goal), { MEMBER("damon_sysfs_intervals", "intervals_goal") } },
 	{ FIELD(ops_filters), { MEMBER("damon_sysfs_scheme", "ops_filters") } },
 	{ FIELD(filters), { MEMBER("damon_sysfs_scheme", "filters") } },

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "cgroup_rules.h"
 #include "cli_opts.h"
 #include "config.h"
 #include "exit_codes.h"
@@ -324,6 +325,10 @@ int main(int argc, char **argv)
 		fputs(buf, stdout);
 		if (buf[0] && buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stdout);
+		/* What each rule becomes; which goal depends on the kernel. */
+		for (unsigned i = 0; i < cfg.nr_cgroups; i++)
+			if (cgroup_rule_describe(&cfg.cgroups[i], NULL, buf, sizeof(buf)) == 0)
+				printf("# %s\n", buf);
 		fprintf(stderr, "damon-tierd: %s + %u drop-in%s: configuration is valid\n",
 			origins.main_file[0] ? origins.main_file : "no main file", origins.nr_dropins,
 			origins.nr_dropins == 1 ? "" : "s");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "observe.h"
+#include "observe_cgroup.h"
 #include "sysfs_io.h"
 
 #define NUMA_BALANCING "proc/sys/kernel/numa_balancing"
@@ -125,7 +126,7 @@ static void observe_features(struct damon_io *io, const struct observe_request *
 		.quota_goals = true, .goal_metric = true, .effective_bytes = true,
 		.node_metrics = true, .intervals_goal = true, .ops_filters = true,
 		.filters = true, .filter_allow = true, .young_filter = true, .refresh_ms = true,
-		.addr_unit = true, .goal_tuner = true,
+		.addr_unit = true, .goal_tuner = true, .memcg_goals = true,
 	};
 	o->feat_assumed = true;
 	snprintf(o->feat_source, sizeof(o->feat_source),
@@ -232,4 +233,6 @@ void observe(struct damon_io *io, const struct observe_request *rq, struct obser
 		observe_meminfo(io, rq, ret);
 	if (rq->need & (OBS_KDAMONDS | OBS_STATS | OBS_CHARGE | OBS_VERIFY))
 		observe_ours(io, rq, ret);
+	if ((rq->need & OBS_CGROUPS) && rq->cfg)
+		observe_cgroups(io->root, rq->cfg, rq->cg_hint, &ret->cg);
 }

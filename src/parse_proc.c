@@ -241,3 +241,71 @@ int parse_zoneinfo(const char *text, int nid, struct zone_wmarks *ret)
 	*ret = w;
 	return 0;
 }
+
+/* One "name N0=v N1=v ..." line into acc[]; 1 if it is that line, 0 if
+ * another, -EINVAL if malformed. */
+static int numa_stat_line(const char *p, const char *end, const char *name, uint64_t *acc,
+			  unsigned max)
+{
+	size_t n = strlen(name);
+
+	if ((size_t)(end - p) <= n || memcmp(p, name, n) != 0 || p[n] != ' ')
+		return 0;
+	p += n;
+	while (p < end) {
+		char num[32];
+		uint64_t nid, v;
+		const char *eq, *sp;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		if (*p != 'N')
+			return -EINVAL;
+		eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq || eq - p - 1 <= 0 || (size_t)(eq - p - 1) >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, p + 1, (size_t)(eq - p - 1));
+		num[eq - p - 1] = '\0';
+		if (parse_u64(num, &nid) < 0 || nid >= max)
+			return -EINVAL;
+		sp = memchr(eq, ' ', (size_t)(end - eq));
+		if (!sp)
+			sp = end;
+		if (sp - eq - 1 <= 0 || (size_t)(sp - eq - 1) >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, eq + 1, (size_t)(sp - eq - 1));
+		num[sp - eq - 1] = '\0';
+		if (parse_u64(num, &v) < 0 || acc[nid] > UINT64_MAX - v)
+			return -EINVAL;
+		acc[nid] += v;
+		p = sp;
+	}
+	return 1;
+}
+
+int parse_memcg_numa_stat(const char *text, uint64_t *ret, unsigned max)
+{
+	uint64_t acc[64] = { 0 };
+	bool anon = false, file = false;
+
+	if (!text || max > 64)
+		return -EINVAL;
+	for (const char *p = text; *p;) {
+		const char *end = line_end(p);
+		int a, f;
+
+		a = numa_stat_line(p, end, "anon", acc, max);
+		f = a ? 0 : numa_stat_line(p, end, "file", acc, max);
+		if (a < 0 || f < 0)
+			return -EINVAL;
+		anon |= a > 0;
+		file |= f > 0;
+		p = *end ? end + 1 : end;
+	}
+	if (!anon || !file)
+		return -EINVAL;
+	memcpy(ret, acc, max * sizeof(*ret));
+	return 0;
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup_rules.h"
 #include "plan.h"
 
 #define BP_MAX 10000u
@@ -26,6 +27,8 @@ const char *goal_metric_name(enum goal_metric m)
 		return "node_mem_used_bp";
 	case GOAL_NODE_MEM_FREE_BP:
 		return "node_mem_free_bp";
+	case GOAL_NODE_MEMCG_USED_BP:
+		return "node_memcg_used_bp";
 	case GOAL_USER_INPUT:
 	default:
 		return "user_input";
@@ -353,6 +356,13 @@ int plan_build(const struct topology *t, const struct tier_map *m,
 	       const struct damon_features *f, const struct config *c,
 	       struct plan *ret, char *err, size_t errlen)
 {
+	return plan_build_cg(t, m, f, c, NULL, ret, err, errlen);
+}
+
+int plan_build_cg(const struct topology *t, const struct tier_map *m,
+		  const struct damon_features *f, const struct config *c,
+		  const struct cgroup_view *cg, struct plan *ret, char *err, size_t errlen)
+{
 	/* Built on the side: *ret is untouched on failure. */
 	static struct plan p;
 	int r;
@@ -379,6 +389,7 @@ int plan_build(const struct topology *t, const struct tier_map *m,
 		if (r < 0)
 			return r;
 	}
+	cgroup_rules_apply(&p, c, f, t, cg);
 	memcpy(ret, &p, sizeof(p));
 	return 0;
 }
@@ -413,6 +424,22 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 			return -ENOBUFS;
 		off += (size_t)n;
 	}
+	for (unsigned i = 0; i < s->nr_memcg; i++) {
+		n = snprintf(buf + off, size - off, "m%d%s,", s->memcg[i].matching, s->memcg[i].path);
+		if (n < 0 || (size_t)n >= size - off)
+			return -ENOBUFS;
+		off += (size_t)n;
+	}
+	for (unsigned i = 0; i < k->nr_cg; i++) {
+		const struct plan_cg_scheme *g = &k->cg[i];
+
+		n = snprintf(buf + off, size - off, "c%d %u %s %" PRIu64 " %d %d %" PRIu64 " %s,", g->armed,
+			     g->rule, g->path, g->quota_bytes, g->goal.enabled, g->goal.metric,
+			     g->goal.target_value, g->goal.path);
+		if (n < 0 || (size_t)n >= size - off)
+			return -ENOBUFS;
+		off += (size_t)n;
+	}
 	for (unsigned i = 0; i < k->nr_ranges; i++) {
 		n = snprintf(buf + off, size - off, "%" PRIx64 "-%" PRIx64 ",",
 			     k->ranges[i].start, k->ranges[i].end);
@@ -423,7 +450,7 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 	return (int)off;
 }
 
-#define CANON_MAX (1024 + PLAN_MAX_RANGES * 40)
+#define CANON_MAX (1024 + PLAN_MAX_RANGES * 40 + CONFIG_MAX_CGROUPS * 2 * (CGROUP_NAME_MAX + 80))
 
 uint64_t plan_hash(const struct plan *p)
 {

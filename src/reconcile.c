@@ -29,6 +29,11 @@ struct reconciler {
 	int plan_err;
 	char plan_why[512];
 	bool switch_reload;            /* SWITCH: for a reload (else memory hotplug) */
+	bool switch_cgroup;            /* SWITCH: for a cgroup that came, went or crossed its share */
+	/* The [cgroup] rules' cgroups: the last observation, the view the
+	 * running plan was made from, and the next plan's (cgroup_rules.h) */
+	struct obs_cgroups cg_obs;
+	struct cgroup_view cgv, next_cgv;
 	struct runtime rt;
 	struct observation obs;
 	struct decision d;
@@ -117,6 +122,8 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 		.plan = running && r->have_plan ? &r->plan : NULL,
 		.obs = &r->obs,
 		.line = line,
+		.cfg = &r->cfg,
+		.cgv = &r->cgv,
 	};
 
 	if (r->opt.dry_run)
@@ -136,12 +143,49 @@ static void publish(struct reconciler *r, uint64_t now, bool running, bool line)
 	status_publish(&s, r->cfg.state_dir, r->cfg.prometheus_textfile, now);
 }
 
+/* The plan of config c with its cgroup rules for the cgroups last observed;
+ * the view it is made from goes to *view.  prev_cfg/prev: the view so far
+ * (NULL at the first plan), whose hysteresis carries over. */
 static int build_plan(struct reconciler *r, const struct topology *t, const struct tier_map *m,
-		      const struct config *c, struct plan *out)
+		      const struct config *c, const struct config *prev_cfg,
+		      const struct cgroup_view *prev, struct plan *out, struct cgroup_view *view)
 {
+	struct cgroup_view v;
+
 	r->plan_why[0] = '\0';
 	r->plan_err = plan_build(t, m, &r->feat, c, out, r->plan_why, sizeof(r->plan_why));
+	if (r->plan_err < 0 || !c->nr_cgroups) {
+		memset(view, 0, sizeof(*view));
+		return r->plan_err;
+	}
+	/* Which nodes are fast comes from the plan without the rules. */
+	cgroup_view_next(c, &r->cg_obs, cgroup_fast_mask(out), prev_cfg, prev, &v);
+	r->plan_err = plan_build_cg(t, m, &r->feat, c, &v, out, r->plan_why, sizeof(r->plan_why));
+	if (r->plan_err == 0)
+		*view = v;
 	return r->plan_err;
+}
+
+/* RUNNING: the rules' cgroups as just observed.  A change the plan depends
+ * on builds the next plan for a SWITCH; the rest (the shares) is kept. */
+static bool cgroups_changed(struct reconciler *r)
+{
+	struct cgroup_view v;
+
+	if (!r->cfg.nr_cgroups || !(r->obs.got & OBS_CGROUPS))
+		return false;
+	cgroup_view_next(&r->cfg, &r->obs.cg, cgroup_fast_mask(&r->plan), &r->cfg, &r->cgv, &v);
+	if (!cgroup_view_differs(&v, &r->cgv)) {
+		r->cgv = v;
+		return false;
+	}
+	r->plan_why[0] = '\0';
+	r->plan_err = plan_build_cg(&r->topo, &r->tiers, &r->feat, &r->cfg, &v, &r->next_plan,
+				    r->plan_why, sizeof(r->plan_why));
+	if (r->plan_err < 0)
+		return false;
+	r->next_cgv = v;
+	return true;
 }
 
 /* Between observing and deciding: the plans PLAN and REPLAN decide about. */
@@ -149,11 +193,15 @@ static void prepare(struct reconciler *r)
 {
 	const struct observation *o = &r->obs;
 
+	if (o->got & OBS_CGROUPS)
+		r->cg_obs = o->cg;
 	if (r->state == RC_PLAN)
-		r->have_plan = build_plan(r, &r->topo, &r->tiers, &r->cfg, &r->plan) == 0;
+		r->have_plan = build_plan(r, &r->topo, &r->tiers, &r->cfg, NULL, NULL, &r->plan,
+					  &r->cgv) == 0;
 	if (r->state == RC_REPLAN && !o->topo_err && !o->tiers_err) {
 		r->next_tiers = o->tiers;
-		(void)build_plan(r, &r->next_topo, &r->next_tiers, &r->cfg, &r->next_plan);
+		(void)build_plan(r, &r->next_topo, &r->next_tiers, &r->cfg, &r->cfg, &r->cgv,
+				 &r->next_plan, &r->next_cgv);
 	}
 }
 
@@ -161,7 +209,7 @@ static void prepare(struct reconciler *r)
  * plan it takes, the clocks it starts, the status it publishes. */
 static void entered(struct reconciler *r, enum rc_state before, uint64_t now)
 {
-	bool hotplug = before == RC_SWITCH && !r->switch_reload;
+	bool hotplug = before == RC_SWITCH && !r->switch_reload && !r->switch_cgroup;
 
 	if (before == RC_DISCOVER && r->state == RC_PROBE)
 		r->tiers = r->obs.tiers;
@@ -175,6 +223,7 @@ static void entered(struct reconciler *r, enum rc_state before, uint64_t now)
 			r->tiers = r->next_tiers;
 		}
 		memcpy(&r->plan, &r->next_plan, sizeof(r->plan));
+		r->cgv = r->next_cgv;
 	}
 	if ((before == RC_APPLY || before == RC_ADOPT) && r->state == RC_RUNNING) {
 		r->next_period = now;
@@ -194,7 +243,8 @@ static void entered(struct reconciler *r, enum rc_state before, uint64_t now)
 static void tick(struct reconciler *r, uint64_t now, bool period, bool control, bool verify,
 		 bool line)
 {
-	bool hotplug = r->state == RC_REPLAN || (r->state == RC_SWITCH && !r->switch_reload);
+	bool hotplug = r->state == RC_REPLAN ||
+		       (r->state == RC_SWITCH && !r->switch_reload && !r->switch_cgroup);
 	struct observe_request rq = {
 		.need = decide_needs(r->state, &r->rt, period, control, verify),
 		.first = r->rt.rec.first,
@@ -205,12 +255,19 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.dry_run = r->opt.dry_run != NULL,
 		.state_dir = r->cfg.state_dir,
 		.topo = r->state == RC_REPLAN ? &r->next_topo : &r->topo,
+		.cfg = &r->cfg,
+		.cg_hint = &r->cg_obs,
 	};
 	enum rc_state before = r->state;
+	bool cg_switch;
 
+	if (r->cfg.nr_cgroups &&
+	    (r->state == RC_PLAN || r->state == RC_RUNNING || r->state == RC_REPLAN))
+		rq.need |= OBS_CGROUPS;
 	r->obs.now_usec = now;
 	observe(&r->io, &rq, &r->obs);
 	prepare(r);
+	cg_switch = r->state == RC_RUNNING && cgroups_changed(r);
 
 	struct decide_input in = {
 		.state = r->state,
@@ -219,7 +276,7 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.plan = r->have_plan ? &r->plan : NULL,
 		.topo_seen = hotplug ? &r->next_topo : &r->topo,
 		.next_plan = &r->next_plan,
-		.switch_why = r->switch_reload ? "reload" : "memory hotplug",
+		.switch_why = r->switch_reload ? "reload" : r->switch_cgroup ? "cgroup change" : "memory hotplug",
 		.switch_reload = r->switch_reload,
 		.state_dir_changed = r->switch_reload && strcmp(r->cfg.state_dir, r->next_cfg.state_dir) != 0,
 		.obs = &r->obs,
@@ -231,11 +288,19 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 		.verify_due = verify,
 		.plan_err = r->plan_err,
 		.plan_why = r->plan_why,
+		.feat = &r->feat,
+		.cgv = &r->cgv,
+		.next_cgv = &r->next_cgv,
+		.cgroup_switch = cg_switch,
 	};
 	struct actuator x = { .io = &r->io, .state_dir = r->cfg.state_dir, .plan = in.plan,
 			      .next_plan = &r->next_plan, .rt = &r->rt, .now = now };
 
 	decide(&in, &r->d);
+	if (cg_switch && r->d.next == RC_SWITCH) {
+		r->switch_reload = false;
+		r->switch_cgroup = true;
+	}
 	r->rt = r->d.rt;
 	for (unsigned i = 0; i < r->d.n; i++) {
 		const struct action *a = &r->d.a[i];
@@ -281,12 +346,14 @@ static void reload(struct reconciler *r)
 		notify_ready("running (last reload rejected)");
 		return;
 	}
-	if (build_plan(r, &r->topo, &r->tiers, &r->next_cfg, &r->next_plan) < 0) {
+	if (build_plan(r, &r->topo, &r->tiers, &r->next_cfg, &r->cfg, &r->cgv, &r->next_plan,
+		       &r->next_cgv) < 0) {
 		log_error_errno(r->plan_err, "reload rejected: cannot plan DAMON tiering: %s", r->plan_why);
 		notify_ready("running (last reload rejected)");
 		return;
 	}
 	r->switch_reload = true;
+	r->switch_cgroup = false;
 	r->state = RC_SWITCH;
 }
 
@@ -392,6 +459,7 @@ uint64_t reconcile_step(struct reconciler *r, uint64_t now)
 			break;
 		case RC_REPLAN:
 			r->switch_reload = false;
+			r->switch_cgroup = false;
 			tick(r, now, false, false, false, false);
 			break;
 		case RC_SWITCH:

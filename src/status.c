@@ -118,6 +118,7 @@ int status_format_text(const struct status_snapshot *s, char *buf, size_t size)
 		emit_why(&o, "  why: ", &b->why_promote, "\n");
 		emit_why(&o, "  why: ", &b->why_demote, "\n");
 	}
+	status_text_cgroups(&o, s);
 	emit(&o, "repairs %" PRIu64 ", errors %" PRIu64 "\n", s->repairs_total, s->errors_total);
 	return out_done(&o);
 }
@@ -212,7 +213,9 @@ int status_format_json(const struct status_snapshot *s, char *buf, size_t size)
 		emit_json_why(&o, "demote", &b->why_demote);
 		emit(&o, "}}");
 	}
-	emit(&o, "],\"repairs_total\":%" PRIu64 ",\"errors_total\":%" PRIu64 "}\n", s->repairs_total,
+	emit(&o, "]");
+	status_json_cgroups(&o, s);
+	emit(&o, ",\"repairs_total\":%" PRIu64 ",\"errors_total\":%" PRIu64 "}\n", s->repairs_total,
 	     s->errors_total);
 	return out_done(&o);
 }
@@ -299,6 +302,7 @@ int status_format_prometheus(const struct status_snapshot *s, const char *versio
 	emit(&o, "# HELP damon_tierd_errors_total Errors while supervising.\n"
 		 "# TYPE damon_tierd_errors_total counter\n"
 		 "damon_tierd_errors_total %" PRIu64 "\n", s->errors_total);
+	status_prometheus_cgroups(&o, s);
 	emit(&o, "# HELP damon_tierd_last_update_timestamp_seconds When damon-tierd wrote this file.\n"
 		 "# TYPE damon_tierd_last_update_timestamp_seconds gauge\n"
 		 "damon_tierd_last_update_timestamp_seconds %" PRIu64 ".%03u\n",
@@ -499,6 +503,7 @@ void status_build(const struct status_input *in, struct status_history *h,
 	s->damon_stat_paused = in->rec && in->rec->paused_damon_stat;
 	s->repairs_total = in->repairs;
 	s->errors_total = in->errors;
+	status_build_cgroups(in, s);
 	for (unsigned i = 0; t && in->tiers && i < t->nr_nodes && i < TOPO_MAX_NODES; i++) {
 		if (in->tiers->rank[i] < 0)
 			continue;

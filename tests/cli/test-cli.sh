@@ -94,6 +94,24 @@ rm "$r/sys/kernel/btf/vmlinux"
 check_exit dry-run-no-btf 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in dry-run-no-btf-warns "$tmp/err" "warning: DAMON features (assumed"
 
+# [cgroup] rules: what each becomes, in --check-config (any kernel) and in
+# a dry run (this kernel, with the cgroups as found: /svc exists, the unit
+# does not).
+printf '[cgroup /svc]\nprotect = yes\nfast_share = 80%%\n[cgroup batch.slice]\npromote = no\n' >"$tmp/cg.conf"
+check_exit cgroup-check 0 "$bin" --config "$tmp/cg.conf" --check-config
+expect_in cgroup-check-key "$tmp/out" "cgroup[/svc].fast_share = 80.00%  # $tmp/cg.conf:3"
+expect_in cgroup-check-rule "$tmp/out" "# cgroup /svc: protect: a memcg filter rejecting its pages on every demotion scheme"
+expect_in cgroup-check-goal "$tmp/out" "a node_memcg_used_bp goal (6.19 and later) or a user_input goal the daemon feeds"
+r=$(fixture_root vm-2node 7.3)
+mkdir -p "$r/sys/fs/cgroup/svc"
+echo "cpu memory" >"$r/sys/fs/cgroup/cgroup.controllers"
+printf 'anon N0=104857600 N1=0\nfile N0=0 N1=0\n' >"$r/sys/fs/cgroup/svc/memory.numa_stat"
+check_exit cgroup-dry-run 0 "$bin" --config "$tmp/cg.conf" --sysfs-root "$r" --dry-run
+expect_in cgroup-dry-run-filter "$tmp/out" "kdamonds/0/contexts/0/schemes/0/ops_filters/0/memcg_path /svc"
+expect_in cgroup-dry-run-goal "$tmp/out" "kdamonds/1/contexts/0/schemes/1/quotas/goals/0/target_metric node_memcg_used_bp"
+expect_in cgroup-dry-run-says "$tmp/err" "node_memcg_used_bp goal on the fast node (the kernel measures the cgroup)"
+expect_in cgroup-dry-run-waits "$tmp/err" "warning: cgroup batch.slice: not found"
+
 r=$(fixture_root one-node)
 check_exit one-node 77 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
 expect_in one-node-msg "$tmp/err" "nothing to tier"

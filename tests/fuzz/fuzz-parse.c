@@ -54,6 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)parse_node_meminfo(t, &total, &free_);
 	(void)parse_zoneinfo(t, 0, &w);
 	(void)parse_zoneinfo(t, 1, &w);
+	{
+		uint64_t nodes[64];
+
+		(void)parse_memcg_numa_stat(t, nodes, 64);
+		(void)parse_memcg_numa_stat(t, nodes, 1);
+	}
 	(void)parse_memory_block_name(t, &u);
 	(void)parse_node_name(t, &n);
 	(void)parse_memory_tier_name(t, &n);

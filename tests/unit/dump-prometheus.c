@@ -46,6 +46,19 @@ int main(void)
 		b->demote = d;
 		b->demote.kdamond++;
 	}
+	/* A protected cgroup below its fast_share, and a rule waiting for its
+	 * cgroup. */
+	s.nr_cgroups = 2;
+	snprintf(s.cg[0].name, sizeof(s.cg[0].name), "/system.slice/mysql.service");
+	snprintf(s.cg[0].path, sizeof(s.cg[0].path), "/system.slice/mysql.service");
+	s.cg[0].present = s.cg[0].protect = s.cg[0].promote = s.cg[0].have_share = true;
+	s.cg[0].fast_share_goal_bp = 8000;
+	s.cg[0].goal = "kernel";
+	s.cg[0].total = 1ull << 30;
+	s.cg[0].fast = 3ull << 28;
+	s.cg[0].share_bp = 7500;
+	s.cg[0].demotion_skipped = true;
+	snprintf(s.cg[1].name, sizeof(s.cg[1].name), "batch.slice");
 	if (status_format_prometheus(&s, "0.0.0", buf, sizeof(buf)) < 0) {
 		fprintf(stderr, "dump-prometheus: the textfile does not fit %zu bytes\n", sizeof(buf));
 		return 1;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake_damon_internal.h"
@@ -102,6 +103,20 @@ int fk_set_nr_kds(struct fake_damon *fk, unsigned n)
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
+}
+
+/* The kernel resolves a memcg path at every commit, to a cgroup with a
+ * memory controller (sysfs-common.c:damon_sysfs_memcg_path_to_id); here a
+ * directory with memory.numa_stat under the root's sys/fs/cgroup. */
+static bool memcg_exists(struct fake_damon *fk, const char *base, const char *file)
+{
+	char path[FAKE_PATH_MAX * 2], v[FAKE_PATH_MAX];
+	struct stat st;
+
+	if (fk_getf(fk, v, sizeof(v), "%s/%s", base, file) < 0 || v[0] != '/')
+		return false;
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup%s/memory.numa_stat", fk->root, v);
+	return stat(path, &st) == 0;
 }
 
 static int validate_ctx(struct fake_damon *fk, unsigned idx)
@@ -196,16 +211,25 @@ static int validate_ctx(struct fake_damon *fk, unsigned idx)
 				if (strcmp(b, "hugepage_size") == 0 &&
 				    fk_get_u64(fk, 0, "%s/max", base) < fk_get_u64(fk, 0, "%s/min", base))
 					return -ENOMEM;
+				if (strcmp(b, "memcg") == 0 && !memcg_exists(fk, base, "memcg_path"))
+					return -ENOMEM;
 			}
 		}
 		/* __damon_commit_ctx: node_eligible_mem_bp needs paddr. */
 		nr_goals = fk_get_u64(fk, 0, "%s/schemes/%llu/quotas/goals/nr_goals", ctx,
 				      (unsigned long long)s);
-		for (uint64_t g = 0; g < nr_goals; g++)
-			if (fk_getf(fk, b, sizeof(b), "%s/schemes/%llu/quotas/goals/%llu/target_metric", ctx,
-				    (unsigned long long)s, (unsigned long long)g) == 0 &&
-			    strcmp(b, "node_eligible_mem_bp") == 0 && !paddr)
+		for (uint64_t g = 0; g < nr_goals; g++) {
+			char base[FAKE_PATH_MAX];
+
+			tu_pathf(base, sizeof(base), "%s/schemes/%llu/quotas/goals/%llu", ctx,
+				 (unsigned long long)s, (unsigned long long)g);
+			if (fk_getf(fk, b, sizeof(b), "%s/target_metric", base) < 0)
+				continue;
+			if (strcmp(b, "node_eligible_mem_bp") == 0 && !paddr)
 				return -EINVAL;
+			if (strncmp(b, "node_memcg_", 11) == 0 && !memcg_exists(fk, base, "path"))
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }

@@ -490,6 +490,53 @@ static void test_cross_keys(void **state)
 	assert_int_equal(config_validate(&c, &err), 0);
 }
 
+/* [cgroup NAME]: paths and units, merged by name, every error at its line. */
+static void test_cgroup_sections(void **state)
+{
+	struct config c;
+	struct config_error err;
+	char buf[8192] = "";
+
+	(void)state;
+	assert_int_equal(cfx_load("[cgroup /system.slice/mysql.service]\nprotect = yes\nfast_share = 80%\n"
+				  "[cgroup batch.slice]\npromote = no\n"
+				  "[cgroup /system.slice/mysql.service]\nprotect = no\n", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "t.conf:7: [cgroup /system.slice/mysql.service] protect: duplicate key"));
+	assert_int_equal(cfx_load("[cgroup /system.slice/mysql.service]\nprotect = yes\nfast_share = 80%\n"
+				  "[cgroup batch.slice]\npromote = no\n[quota]\nsize = 64MiB\n", &c, &err), 0);
+	assert_int_equal(c.nr_cgroups, 2);
+	assert_string_equal(c.cgroups[0].name, "/system.slice/mysql.service");
+	assert_true(c.cgroups[0].protect && c.cgroups[0].promote);
+	assert_int_equal(c.cgroups[0].fast_share_bp, 8000);
+	assert_string_equal(c.cgroups[1].name, "batch.slice");
+	assert_false(c.cgroups[1].protect || c.cgroups[1].promote);
+	assert_int_equal(c.cgroups[1].fast_share_bp, 0);
+	assert_int_equal(c.quota_bytes, 64 << 20);
+	assert_int_equal(config_format(&c, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "cgroup[/system.slice/mysql.service].fast_share = 80.00%\n"));
+	assert_non_null(strstr(buf, "cgroup[batch.slice].promote = no\n"));
+
+	expect_error("[cgroup /x]\nfast_share = 120%\n", 2, "[cgroup /x] fast_share: out of range", NULL);
+	expect_error("[cgroup /x]\nfast_share = 0\n", 2, "out of range", NULL);
+	expect_error("[cgroup /x]\nfast_share = lots\n", 2, "not a share", NULL);
+	expect_error("[cgroup /x]\nprotect = maybe\n", 2, "protect: not a boolean", NULL);
+	expect_error("[cgroup /x]\nfast_share = 20%\npromote = no\n", 3,
+		     "fast_share = 20.00% (line 2) conflicts with promote = no (line 3)", NULL);
+	expect_error("[cgroup /x]\npromote = no\nfast_share = 20%\n", 3, "conflicts", NULL);
+	expect_error("[cgroup /x]\n[daemon]\n", 1, "[cgroup /x]: the section sets nothing", NULL);
+	expect_error("[cgroup]\nprotect = yes\n", 1, "missing cgroup name", NULL);
+	expect_error("[cgroup /]\nprotect = yes\n", 1, "the root cgroup", NULL);
+	expect_error("[cgroup /a//b]\nprotect = yes\n", 1, "not a plain cgroup path", NULL);
+	expect_error("[cgroup /a/../b]\nprotect = yes\n", 1, "not a plain cgroup path", NULL);
+	expect_error("[cgroup mysql]\nprotect = yes\n", 1, "systemd unit ending in .service", NULL);
+	expect_error("[cgroup /a b]\nprotect = yes\n", 1, "no blanks", NULL);
+	expect_error("[cgroup /x]\nprotec = yes\n", 2, "protec: unknown key (keys of a cgroup section", NULL);
+	expect_error("[cgroup /a]\nprotect=1\n[cgroup /b]\nprotect=1\n[cgroup /c]\nprotect=1\n"
+		     "[cgroup /d]\nprotect=1\n[cgroup /e]\nprotect=1\n[cgroup /f]\nprotect=1\n"
+		     "[cgroup /g]\nprotect=1\n[cgroup /h]\nprotect=1\n[cgroup /i]\nprotect=1\n", 17,
+		     "at most 8 cgroup sections", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_line_syntax),
 		cmocka_unit_test(test_long_lines_split_like_inih),
 		cmocka_unit_test(test_cross_keys),
+		cmocka_unit_test(test_cgroup_sections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,7 +138,7 @@ static void test_stage_612_legacy_filter(void **state)
 		    "user_input");
 	assert_false(tu_exists(e->dir, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/quotas/goals/0/nid"));
 	assert_int_equal(damon_state_cmd(&e->io, 1, "on"), 0);
-	assert_int_equal(damon_feed_goal(&e->io, 1, 6400), 0);
+	assert_int_equal(damon_feed_goal(&e->io, 1, 0, 6400), 0);
 	assert_file(e, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/quotas/goals/0/current_value", "6400");
 	assert_int_equal(fake_damon_count(e->fd, "commit_schemes_quota_goals"), 1);
 	env_free(e);

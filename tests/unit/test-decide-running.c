@@ -68,6 +68,84 @@ static void repair_failed(struct fx *f)
 	f->rt.repair_failed = true;
 }
 
+/* [cgroup] rules: the views the running plan and the next one are made of. */
+static struct cgroup_view cg_old, cg_new;
+static void cgroup_rules(struct fx *f, const char *text)
+{
+	struct config_error err;
+	struct config c;
+
+	assert_int_equal(config_load_string(text, "t.conf", &c, &err), 0);
+	f->cfg.nr_cgroups = c.nr_cgroups;
+	memcpy(f->cfg.cgroups, c.cgroups, sizeof(c.cgroups));
+	memset(&cg_old, 0, sizeof(cg_old));
+	cg_old.n = c.nr_cgroups;
+	cg_new = cg_old;
+	f->in.cgv = &cg_old;
+	f->in.next_cgv = &cg_new;
+}
+static void cg_present(struct cgroup_state *s, uint64_t id, unsigned share_bp, bool shielded)
+{
+	s->present = true;
+	snprintf(s->path, sizeof(s->path), "/svc");
+	s->id = id;
+	s->have_share = true;
+	s->share_bp = share_bp;
+	s->shielded = shielded;
+	s->total = s->planned_total = 100 * FX_MiB;
+}
+static void cgroup_appeared(struct fx *f)
+{
+	cgroup_rules(f, "[cgroup /svc]\nprotect = yes\n");
+	cg_present(&cg_new.cg[0], 7, 9000, false);
+	f->in.cgroup_switch = true;
+}
+static void cgroup_gone(struct fx *f)
+{
+	cgroup_rules(f, "[cgroup /svc]\nprotect = yes\n");
+	cg_present(&cg_old.cg[0], 7, 9000, false);
+	f->in.cgroup_switch = true;
+}
+static void cgroup_created_again(struct fx *f)
+{
+	cgroup_appeared(f);
+	cg_present(&cg_old.cg[0], 6, 9000, false);
+}
+static void cgroup_below_share(struct fx *f)
+{
+	cgroup_rules(f, "[cgroup /svc]\nfast_share = 80%\n");
+	cg_present(&cg_old.cg[0], 7, 8100, false);
+	cg_present(&cg_new.cg[0], 7, 7900, true);
+	f->in.cgroup_switch = true;
+}
+/* 6.12: the fast_share scheme's user_input goal, fed from memory.numa_stat:
+ * 100 MiB of the cgroup on node0. */
+static void cgroup_fed_612(struct fx *f)
+{
+	char err[256];
+
+	cgroup_below_share(f);
+	f->in.cgroup_switch = false;
+	f->feat = tu_feat_612;
+	assert_int_equal(plan_build_cg(&f->topo, &f->tiers, &f->feat, &f->cfg, &cg_old, &f->plan, err,
+				       sizeof(err)), 0);
+	f->next = f->plan;
+	f->obs.got |= OBS_CGROUPS;
+	f->obs.cg.n = 1;
+	snprintf(f->obs.cg.cg[0].name, sizeof(f->obs.cg.cg[0].name), "/svc");
+	f->obs.cg.cg[0].present = true;
+	f->obs.cg.cg[0].node_bytes[0] = 100 * FX_MiB;
+}
+static void check_cg_fed(const struct fx *f)
+{
+	const struct action *a = &f->d.a[0];
+
+	assert_int_equal(a->scheme, 1);
+	assert_int_equal(a->cg, 0);
+	assert_int_equal(a->value, 100 * FX_MiB * 10000 / f->obs.mem[0].total);
+	assert_string_equal(a->what, "feed kdamond 1's fast_share goal for cgroup /svc");
+}
+
 static void check_restart(const struct fx *f)
 {
 	assert_int_equal(f->d.rt.rec.pids[1], -1);
@@ -136,6 +214,17 @@ static const struct dcase period_cases[] = {
 	{ "memory hotplug", RC_RUNNING, hotplug, RC_REPLAN, "", NULL, NULL },
 	{ "6.12: goals fed as user_input", RC_RUNNING, fed_612, RC_RUNNING, "FEED_GOAL:0 FEED_GOAL:1", NULL,
 	  check_fed },
+	{ "a cgroup appeared", RC_RUNNING, cgroup_appeared, RC_SWITCH, "LOG",
+	  "cgroup /svc appeared at /svc: committing its rules", NULL },
+	{ "a cgroup is gone", RC_RUNNING, cgroup_gone, RC_SWITCH, "LOG",
+	  "cgroup /svc is gone: its filters are removed and its rules wait for it", NULL },
+	{ "a cgroup created again", RC_RUNNING, cgroup_created_again, RC_SWITCH, "LOG",
+	  "cgroup /svc was created again (id 6 -> 7): committing its rules for the new one", NULL },
+	{ "a cgroup below its fast_share", RC_RUNNING, cgroup_below_share, RC_SWITCH, "LOG",
+	  "cgroup /svc: 79.00% of its memory on the fast tier, below its fast_share 80.00%: demotion skips it",
+	  NULL },
+	{ "6.12: a fast_share goal fed", RC_RUNNING, cgroup_fed_612, RC_RUNNING, "FEED_GOAL:1", NULL,
+	  check_cg_fed },
 	{ "the backoff starts over after good repairs", RC_RUNNING, repaired_fine, RC_RUNNING, "", NULL,
 	  check_attempts_reset },
 	{ "the backoff stays after a failed repair", RC_RUNNING, repair_failed, RC_RUNNING, "", NULL,

@@ -964,10 +964,166 @@ static void test_memory_hotplug(void **state)
 	env_free(e);
 }
 
+/* [cgroup] rules against the fake kernel, which resolves memcg paths at
+ * every commit like the real one (a missing cgroup fails the commit). */
+#define CG_RULES "[cgroup /svc]\nprotect = yes\nfast_share = 80%\n[cgroup /batch]\npromote = no\n"
+#define CG_STAT "anon N0=104857600 N1=0\nfile N0=0 N1=10485760\n"
+
+static void cgroup_make(struct env *e, const char *name)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "sys/fs/cgroup/%s/memory.numa_stat", name);
+	tu_write(e->dir, rel, CG_STAT);
+}
+
+static void cgroup_remove(struct env *e, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", e->dir, name);
+	tu_rmtree(path);
+}
+
+static struct env *env_cgroups(enum fake_profile prof)
+{
+	struct env *e = env_new_fixture("vm-2node", prof, CG_RULES);
+
+	tu_write(e->dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory");
+	cgroup_make(e, "svc");
+	return e;
+}
+
+static char *cg_file(struct env *e, unsigned kd, const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), ADMIN "%u/contexts/0/schemes/%s", kd, rel);
+	return tu_read(e->dir, path);
+}
+
+static void expect_file(struct env *e, unsigned kd, const char *rel, const char *want)
+{
+	char *v = cg_file(e, kd, rel);
+
+	if (!v || strcmp(v, want) != 0)
+		fail_msg("kdamond %u %s: \"%s\", expected \"%s\"", kd, rel, v ? v : "(missing)", want);
+	free(v);
+}
+
+static void test_cgroup_lifecycle(void **state)
+{
+	struct env *e = env_cgroups(FAKE_KERNEL_6_17);
+	unsigned commits;
+
+	tu_log_capture_start();
+	run(e, 2);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	assert_true(tu_log_contains("cgroup /svc: found at /svc"));
+	assert_true(tu_log_contains("cgroup /batch: not found"));
+	/* Demotion (kdamond 0): /svc's reject filter ahead of the young one. */
+	expect_file(e, 0, "0/ops_filters/nr_filters", "2");
+	expect_file(e, 0, "0/ops_filters/0/type", "memcg");
+	expect_file(e, 0, "0/ops_filters/0/memcg_path", "/svc");
+	expect_file(e, 0, "0/ops_filters/0/matching", "Y");
+	expect_file(e, 0, "0/ops_filters/0/allow", "N");
+	expect_file(e, 0, "0/ops_filters/1/type", "young");
+	/* Promotion (kdamond 1): /batch waits; /svc's fast_share scheme is
+	 * armed, takes only /svc's pages, with a goal fed by the daemon (6.17
+	 * has no node_memcg_used_bp). */
+	expect_file(e, 1, "0/ops_filters/nr_filters", "1");
+	expect_file(e, 1, "nr_schemes", "2");
+	expect_file(e, 1, "1/access_pattern/age/min", "0");
+	expect_file(e, 1, "1/ops_filters/0/memcg_path", "/svc");
+	expect_file(e, 1, "1/ops_filters/0/matching", "N");
+	expect_file(e, 1, "1/ops_filters/1/type", "young");
+	expect_file(e, 1, "1/quotas/goals/0/target_metric", "user_input");
+	/* 0.8 * 110 MiB over node0's MemTotal; fed: node0's 100 MiB of it. */
+	char *t = cg_file(e, 1, "1/quotas/goals/0/target_value"), *c = cg_file(e, 1, "1/quotas/goals/0/current_value");
+	assert_true(strtoul(t, NULL, 10) > 1000 && strtoul(t, NULL, 10) < 2500);
+	assert_true(strtoul(c, NULL, 10) > 1000);
+	free(t);
+	free(c);
+
+	/* /batch appears: committed online, no restart. */
+	commits = fake_damon_count(e->fd, "commit");
+	cgroup_make(e, "batch");
+	run_periods(e, 1);
+	assert_true(tu_log_contains("cgroup /batch appeared at /batch: committing its rules"));
+	expect_file(e, 1, "0/ops_filters/0/memcg_path", "/batch");
+	expect_file(e, 1, "0/ops_filters/1/type", "young");
+	assert_true(fake_damon_count(e->fd, "commit") > commits);
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+
+	/* ... and goes: its filter goes before any commit could name it. */
+	cgroup_remove(e, "batch");
+	run_periods(e, 2);
+	assert_true(tu_log_contains("cgroup /batch is gone"));
+	expect_file(e, 1, "0/ops_filters/nr_filters", "1");
+	expect_file(e, 1, "0/ops_filters/0/type", "young");
+	assert_int_equal(fake_damon_last_result(e->fd, 1), 0);
+
+	/* /svc is created again (a restarted service): a new id, re-committed. */
+	char from[512], to[512];
+
+	tu_write(e->dir, "sys/fs/cgroup/svc.new/memory.numa_stat", CG_STAT);
+	cgroup_remove(e, "svc");
+	snprintf(from, sizeof(from), "%s/sys/fs/cgroup/svc.new", e->dir);
+	snprintf(to, sizeof(to), "%s/sys/fs/cgroup/svc", e->dir);
+	assert_int_equal(rename(from, to), 0);
+	run_periods(e, 1);
+	assert_true(tu_log_contains("cgroup /svc was created again"));
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	assert_int_equal(RT(e)->errors, 0);
+	assert_false(tu_log_contains("cannot"));
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+/* 7.3: the kernel measures the cgroup (node_memcg_used_bp and its path). */
+static void test_cgroup_kernel_goal(void **state)
+{
+	struct env *e = env_cgroups(FAKE_KERNEL_7_3);
+
+	tu_log_capture_start();
+	run(e, 2);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	assert_true(tu_log_contains("node_memcg_used_bp goal on the fast node (the kernel measures the cgroup)"));
+	expect_file(e, 1, "1/quotas/goals/0/target_metric", "node_memcg_used_bp");
+	expect_file(e, 1, "1/quotas/goals/0/path", "/svc");
+	expect_file(e, 1, "1/quotas/goals/0/nid", "0");
+	tu_log_capture_stop();
+	env_free(e);
+}
+
+/* 6.12: the legacy filter list, where every filter rejects its matches. */
+static void test_cgroup_legacy_filters(void **state)
+{
+	struct env *e = env_cgroups(FAKE_KERNEL_6_12);
+
+	cgroup_make(e, "batch");
+	run(e, 2);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	expect_file(e, 0, "0/filters/0/memcg_path", "/svc");
+	expect_file(e, 0, "0/filters/0/matching", "Y");
+	expect_file(e, 0, "0/filters/1/type", "young");
+	expect_file(e, 1, "0/filters/0/memcg_path", "/batch");
+	expect_file(e, 1, "0/filters/0/matching", "Y");
+	/* The fast_share scheme: reject everyone else's, reject the not-young. */
+	expect_file(e, 1, "1/filters/0/memcg_path", "/svc");
+	expect_file(e, 1, "1/filters/0/matching", "N");
+	expect_file(e, 1, "1/filters/1/matching", "N");
+	expect_file(e, 1, "1/quotas/goals/0/target_metric", "user_input");
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_runs_plan),
+		cmocka_unit_test(test_cgroup_lifecycle),
+		cmocka_unit_test(test_cgroup_kernel_goal),
+		cmocka_unit_test(test_cgroup_legacy_filters),
 		cmocka_unit_test(test_kdamond_found_off_is_restarted),
 		cmocka_unit_test(test_arm_failure_repaired),
 		cmocka_unit_test(test_drift_is_recommitted),

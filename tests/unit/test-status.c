@@ -149,6 +149,42 @@ static void test_prometheus(void **state)
 	assert_int_equal(status_format_prometheus(&s, "1.2.3", buf, 64), -ENOBUFS);
 }
 
+/* The [cgroup] rules: where each cgroup is, its share, what the rule does. */
+static void test_cgroups(void **state)
+{
+	static struct status_snapshot s;
+	static char buf[STATUS_TEXT_MAX];
+	struct status_cgroup *c = &s.cg[0];
+
+	(void)state;
+	fill(&s);
+	s.nr_cgroups = 2;
+	snprintf(c->name, sizeof(c->name), "mysql.service");
+	snprintf(c->path, sizeof(c->path), "/system.slice/mysql.service");
+	c->present = c->have_share = c->protect = c->promote = c->demotion_skipped = true;
+	c->fast_share_goal_bp = 8000;
+	c->goal = "kernel";
+	c->total = 160 << 20;
+	c->fast = 120 << 20;
+	c->share_bp = 7500;
+	snprintf(s.cg[1].name, sizeof(s.cg[1].name), "/batch");
+	assert_int_equal(status_format_text(&s, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "cgroups:\n  mysql.service (at /system.slice/mysql.service): 75.00% of "
+				    "160.0MiB on the fast tier, fast_share 80.00% (goal measured by the kernel); "
+				    "not demoted\n  /batch: not found; its rules wait for it\n"));
+	assert_int_equal(status_format_json(&s, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, ",\"cgroups\":[{\"cgroup\":\"mysql.service\",\"present\":true,"
+				    "\"path\":\"/system.slice/mysql.service\",\"protect\":true,\"promote\":true,"
+				    "\"fast_share_goal\":0.8000,\"goal\":\"kernel\",\"fast_share\":0.7500,"
+				    "\"fast_bytes\":125829120,\"total_bytes\":167772160,\"demotion_skipped\":true},"
+				    "{\"cgroup\":\"/batch\",\"present\":false,\"path\":null,"));
+	assert_int_equal(status_format_prometheus(&s, "1", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "damon_tierd_cgroup_present{cgroup=\"/batch\"} 0\n"));
+	assert_non_null(strstr(buf, "damon_tierd_cgroup_fast_share_ratio{cgroup=\"mysql.service\"} 0.7500\n"));
+	assert_null(strstr(buf, "damon_tierd_cgroup_fast_share_ratio{cgroup=\"/batch\"}"));
+	assert_non_null(strstr(buf, "damon_tierd_cgroup_memory_bytes{cgroup=\"mysql.service\",tier=\"fast\"} 125829120\n"));
+}
+
 /* The largest machine the daemon supports, every number at its widest:
  * every format fits the buffer status_publish() writes from. */
 static void test_largest_fits(void **state)
@@ -176,6 +212,19 @@ static void test_largest_fits(void **state)
 		s.b[i].fast_nid = 10 + (int)i, s.b[i].slow_nid = 73 - (int)i;
 		s.b[i].fast_total = s.b[i].fast_free = UINT64_MAX;
 		s.b[i].promote = s.b[i].demote = wide;
+	}
+	/* Every [cgroup] rule, with the longest names. */
+	s.nr_cgroups = CONFIG_MAX_CGROUPS;
+	for (unsigned i = 0; i < CONFIG_MAX_CGROUPS; i++) {
+		struct status_cgroup *c = &s.cg[i];
+
+		memset(c->name, 'n', sizeof(c->name) - 1);
+		memset(c->path, 'p', sizeof(c->path) - 1);
+		c->present = c->have_share = c->protect = c->demotion_skipped = true;
+		c->fast_share_goal_bp = 10000;
+		c->goal = "daemon";
+		c->total = c->fast = UINT64_MAX;
+		c->share_bp = 10000;
 	}
 	assert_int_equal(status_format_prometheus(&s, "100.100.100-rc100", buf, sizeof(buf)), 0);
 	assert_int_equal(status_format_json(&s, buf, sizeof(buf)), 0);
@@ -288,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_largest_fits),
+		cmocka_unit_test(test_cgroups),
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_build_blocked),
 		cmocka_unit_test(test_build_span),

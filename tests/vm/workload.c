@@ -29,6 +29,10 @@
  * Before the first report it prints "WORKLOAD START pid=... hot_addr=A-B
  * cold_addr=C-D ..." and, with --ready-file, writes its pid to that file.
  *
+ * With --idle it places both sets and then only reports: a service whose
+ * data all went cold (the cgroup tests run several workloads on the guest's
+ * two CPUs, and an idle one leaves them to the others).
+ *
  * It uses raw syscalls (no libnuma at run time) so that only libc is needed
  * inside the guest. Build: cc -O2 -Wall -o workload workload.c
  */
@@ -73,6 +77,7 @@ struct options {
 	const char *ready_file;
 	int cold_auto;
 	unsigned long leave_free_mib;
+	int idle;             /* --idle: place the sets, then only report */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -151,7 +156,7 @@ static void usage(const char *prog, int rc)
 		"       [--duration SEC]\n"
 		"       [--report-interval SEC] [--fast-node N] [--slow-node N]\n"
 		"       [--policy default|preferred|keep] [--seed N]\n"
-		"       [--ready-file PATH]\n"
+		"       [--ready-file PATH] [--idle]\n"
 		"defaults: --hot 64 --cold auto --leave-free 48 --duration 20\n"
 		"          --report-interval 2\n"
 		"          --fast-node 0 --slow-node 1 --policy default\n"
@@ -192,6 +197,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "ready-file", required_argument, NULL, 'R' },
 		{ "leave-free", required_argument, NULL, 'L' },
+		{ "idle", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +215,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->ready_file = NULL;
 	o->cold_auto = 1;
 	o->leave_free_mib = 48;
+	o->idle = 0;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -227,6 +234,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'L':
 			if (parse_ulong(optarg, &o->leave_free_mib))
 				usage(argv[0], 2);
+			break;
+		case 'I':
+			o->idle = 1;
 			break;
 		case 'd':
 			if (parse_double(optarg, &o->duration))
@@ -450,14 +460,20 @@ int main(int argc, char **argv)
 	next_report = start + o.report_interval;
 	while (!stop_requested) {
 		/* A burst of random word accesses over the hot set. */
-		for (int i = 0; i < 4096; i++) {
+		for (int i = 0; i < 4096 && !o.idle; i++) {
 			uint64_t r = xorshift64(&rng);
 			size_t off = (size_t)(r % hot.len) & ~(size_t)7;
 			uint64_t *w = (uint64_t *)(hot.base + off);
 
 			*w = *w + (r >> 32);
 		}
-		accesses += 4096;
+		if (o.idle) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		} else {
+			accesses += 4096;
+		}
 		double t = now_s();
 
 		if (t >= end)
