@@ -81,6 +81,26 @@ else
 	head -40 "$tmp/diff"
 fi
 expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
+# Three tiers and two sockets (the VM topologies of run-vm.sh --topology):
+# every lower node promotes straight into its nearest top-tier node, and
+# demotes one tier down.
+for fx in three-tiers two-sockets-cxl; do
+	r=$(fixture_root "$fx")
+	check_exit "dry-run-$fx" 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+	grep '^write ' "$tmp/out" >"$tmp/plan-$fx"
+	[[ -n ${UPDATE_GOLDEN:-} ]] && cp "$tmp/plan-$fx" "$golden_dir/$fx.dryrun"
+	if diff -u "$golden_dir/$fx.dryrun" "$tmp/plan-$fx" >"$tmp/diff"; then
+		ok
+	else
+		bad "dry-run differs from the golden plan (tests/cli/golden/$fx.dryrun):"
+		head -40 "$tmp/diff"
+	fi
+	cp "$tmp/err" "$tmp/err-$fx"
+done
+expect_in dry-run-3tier-promote-2 "$tmp/err-three-tiers" "kdamond 3: promote node2 -> node0"
+expect_in dry-run-3tier-demote-1 "$tmp/err-three-tiers" "kdamond 1: demote node1 -> node2"
+expect_in dry-run-sockets-promote-3 "$tmp/err-two-sockets-cxl" "kdamond 3: promote node3 -> node1"
+expect_in dry-run-sockets-demote-1 "$tmp/err-two-sockets-cxl" "kdamond 1: demote node1 -> node3"
 expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
 # The kernel's features decide the files: 6.12 has filters/ without allow.
 r=$(fixture_root vm-2node 6.12)
