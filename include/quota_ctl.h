@@ -72,11 +72,6 @@ void qctl_levels(uint64_t mem_total, unsigned used_bp, unsigned free_bp, uint64_
  * aligned, or QCTL_STOP_BYTES when less than QCTL_MIN_BYTES. */
 uint64_t qctl_per_window(uint64_t total, uint64_t windows, uint64_t cap);
 
-/* One of n equal shares of a per-window quota `bytes` (n <= 1: all of it),
- * aligned within cap, or QCTL_STOP_BYTES when a share is less than
- * QCTL_MIN_BYTES; a stop stays a stop. */
-uint64_t qctl_share(uint64_t bytes, unsigned n, uint64_t cap);
-
 /* The quotas for the next tick of tick_us, given the fast node's free bytes. */
 void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_us,
 		  struct qctl_quota *ret);

@@ -31,13 +31,6 @@ uint64_t qctl_per_window(uint64_t total, uint64_t windows, uint64_t cap)
 	return qctl_align(q > cap ? cap : q);
 }
 
-uint64_t qctl_share(uint64_t bytes, unsigned n, uint64_t cap)
-{
-	if (bytes <= QCTL_STOP_BYTES || n <= 1)
-		return bytes;
-	return qctl_per_window(bytes, n, cap);
-}
-
 void qctl_compute(const struct qctl_levels *l, uint64_t mem_free, uint64_t tick_us,
 		  struct qctl_quota *ret)
 {

@@ -62,20 +62,6 @@ static void test_align(void **state)
 	assert_int_equal(qctl_gain_apply(MiB + 1, QCTL_GAIN_ONE, 100 * MiB), MiB);
 }
 
-/* Promoters into one node share its room. */
-static void test_share(void **state)
-{
-	(void)state;
-	assert_int_equal(qctl_share(4 << 20, 1, 8 << 20), 4 << 20);
-	assert_int_equal(qctl_share(4 << 20, 0, 8 << 20), 4 << 20);
-	assert_int_equal(qctl_share(4 << 20, 2, 8 << 20), 2 << 20);
-	/* A third of 4 MiB, rounded down to 64 KiB. */
-	assert_int_equal(qctl_share(4 << 20, 3, 8 << 20), 1376256);
-	/* A stop stays a stop; a share below a page stops. */
-	assert_int_equal(qctl_share(QCTL_STOP_BYTES, 2, 8 << 20), QCTL_STOP_BYTES);
-	assert_int_equal(qctl_share(65536, 32, 8 << 20), QCTL_STOP_BYTES);
-}
-
 static void test_should_commit(void **state)
 {
 	(void)state;
@@ -129,7 +115,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_compute),
-		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_should_commit),
 		cmocka_unit_test(test_align),
 		cmocka_unit_test(test_gain),
