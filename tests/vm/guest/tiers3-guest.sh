@@ -15,7 +15,11 @@
 #     10% of it on node 1: it went straight to the top tier;
 #   - cold data left node 0 (demoted), and cold data moved on from node 1 to
 #     node 2 (node 1 filled up and its own demotion made room);
-#   - after SIGTERM no kdamond runs and damon_stat is as found.
+#   - after SIGTERM no kdamond runs and damon_stat is as found;
+#   - (6.17+, where schemes have dests/) what DAMOS dests do for paddr: a
+#     migrate_cold scheme over node 2 with dests = {node 1} and target_nid
+#     -1 moves nothing, and with target_nid 1 it moves the filler's pages:
+#     paddr migrates to target_nid only, which is why the daemon uses it.
 # Prints "TIER3 PASS/FAIL: ..." lines; exits non-zero if any check failed.
 set -u
 TAG=TIER3
@@ -34,7 +38,7 @@ stat_before=$(stat_enabled)
 echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
 
 /bin/workload --idle --fast-node 1 --slow-node 2 --hot 1 --leave-free 32 --duration 100000 \
-	--report-interval 10 >/tmp/filler.log 2>&1 &
+	--report-interval 2 >/tmp/filler.log 2>&1 &
 fpid=$!
 wait_alive $fpid 120 started /tmp/filler.log || {
 	cat /tmp/filler.log
@@ -62,8 +66,6 @@ done
 check "nothing promotes into node 1" not grep -q "promote node2 -> node1" "$log"
 
 wait $wpid
-kill -TERM $fpid
-wait $fpid
 /bin/damon-tierd status --config /etc/damon-tierd.conf >/tmp/status.txt 2>&1
 sed "s/^/$TAG status: /" /tmp/status.txt
 kdamond_report
@@ -71,10 +73,11 @@ stop_daemon
 sed 's/^/DAEMON: /' "$log" | grep -v 'quota controller: kdamond' | tail -n 40
 grep -E '^(pgmigrate|pgpromote|pgdemote|numa_)' /proc/vmstat | sed "s/^/$TAG vmstat: /"
 grep '^WORKLOAD' /tmp/workload.log | sed "s/^/$TAG /"
-grep '^WORKLOAD FINAL' /tmp/filler.log | sed "s/^/$TAG filler: /"
-
+# The filler's placement now, before the dests probe moves some of it.
+sleep 3
+ffinal=$(grep '^WORKLOAD t=' /tmp/filler.log | tail -n 1)
+echo "$ffinal" | sed "s/^/$TAG filler: /"
 final=$(grep '^WORKLOAD FINAL' /tmp/workload.log)
-ffinal=$(grep '^WORKLOAD FINAL' /tmp/filler.log)
 hot=$(field hot_on_node0 "$final")
 hot_pages=$(field hot_pages "$final")
 cold_pages=$(field cold_pages "$final")
@@ -96,4 +99,53 @@ verdict "node 1's cold data moved on to node 2: $((on2 / 256)) MiB (>= 4)" \
 	"nothing moved on from node 1 to node 2 ($on2 pages)" at_least "$on2" 1024
 
 check_teardown "$stat_before"
+
+# dests_probe: one kdamond of our own, paddr over node 2, migrate_cold of
+# every region, with dests = {node 1, weight 1}: first with target_nid -1,
+# then with target_nid 1.  Ends with "DESTS APPLIED_DESTS APPLIED_TARGET"
+# (bytes); fails where schemes have no dests/.
+dests_probe() {
+	_S=$ADMIN/0/contexts/0/schemes/0
+	span=$(node_span 2) || return 1
+	damon_stat_off
+	wr 1 "$ADMIN/nr_kdamonds" && wr 1 "$ADMIN/0/contexts/nr_contexts" || return 1
+	wr paddr "$ADMIN/0/contexts/0/operations"
+	wr 1 "$ADMIN/0/contexts/0/targets/nr_targets"
+	wr 1 "$ADMIN/0/contexts/0/targets/0/regions/nr_regions"
+	wr "${span% *}" "$ADMIN/0/contexts/0/targets/0/regions/0/start"
+	wr "${span#* }" "$ADMIN/0/contexts/0/targets/0/regions/0/end"
+	wr 1 "$ADMIN/0/contexts/0/schemes/nr_schemes"
+	wr migrate_cold "$_S/action"
+	wr 18446744073709551615 "$_S/access_pattern/sz/max"
+	wr 4294967295 "$_S/access_pattern/nr_accesses/max"
+	wr 4294967295 "$_S/access_pattern/age/max"
+	wr 1 "$_S/dests/nr_dests" && wr 1 "$_S/dests/0/id" && wr 1 "$_S/dests/0/weight" || return 1
+	wr on "$ADMIN/0/state" || return 1
+	sleep 5
+	wr update_schemes_stats "$ADMIN/0/state"
+	_a1=$(rd "$_S/stats/sz_applied")
+	note "dests {node1}, target_nid $(rd "$_S/target_nid"): tried $(rd "$_S/stats/sz_tried") bytes, applied $_a1"
+	wr 1 "$_S/target_nid" && wr commit "$ADMIN/0/state"
+	sleep 5
+	wr update_schemes_stats "$ADMIN/0/state"
+	_a2=$(($(rd "$_S/stats/sz_applied") - _a1))
+	note "dests {node1}, target_nid $(rd "$_S/target_nid"): applied $_a2 more bytes"
+	wr off "$ADMIN/0/state"
+	wr 0 "$ADMIN/nr_kdamonds"
+	[ "$stat_before" = Y ] && echo Y >"$DAMON_STAT_ENABLED"
+	echo "DESTS $_a1 $_a2"
+}
+dests_probe >/tmp/dests.out
+cat /tmp/dests.out
+dests=$(sed -n 's/^DESTS //p' /tmp/dests.out)
+if [ -n "$dests" ]; then
+	verdict "paddr ignores dests: nothing migrated with dests {node1} and target_nid -1" \
+		"paddr migrated ${dests% *} bytes by dests alone" eq "${dests% *}" 0
+	verdict "paddr migrates to target_nid: ${dests#* } bytes with target_nid 1" \
+		"nothing migrated with target_nid 1 either (${dests#* })" at_least "${dests#* }" 1
+else
+	skip "dests probe: this kernel's schemes have no dests/ (before 6.17)"
+fi
+kill -TERM $fpid
+wait $fpid
 finish
