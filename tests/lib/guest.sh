@@ -13,7 +13,7 @@
 # file, 0.1 s apart; default 10) before sourcing.  The helpers keep their own state in
 # variables that start with "_"; the only variables they set for the caller
 # are the documented ones: fails, n and on (count_on), kpids
-# (kdamond_report), dpid and log
+# (kdamond_report), stat_before (topology_setup), dpid and log
 # (start_daemon), drc (stop_daemon), tlpid (tierload_start).
 
 TAG=${TAG:-TEST}
@@ -244,6 +244,20 @@ topology_section() {
 	done
 	section_end topology
 }
+# topology_setup WANT: the topology section, a check that the memory tiers
+# read WANT (as memory_tiers prints them), stat_before (damon_stat as found,
+# for check_teardown) and NUMA balancing off: it would move the workloads'
+# pages itself, and the tests are about what the daemon moves.
+# shellcheck disable=SC2034  # stat_before is for the caller
+topology_setup() {
+	topology_section
+	_tp_t=$(memory_tiers)
+	verdict "memory tiers, fastest first: $_tp_t" "memory tiers '$_tp_t', not $1" eq "$_tp_t" "$1"
+	stat_before=$(stat_enabled)
+	echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
+}
+# workload_started LOG: tests/vm/workload has placed its data.
+workload_started() { grep -q '^WORKLOAD START' "$1"; }
 # nth_of LIST I: the I-th (from 0) comma-separated number in LIST (0 if none).
 nth_of() { echo "$1" | awk -F, -v i="$2" '{ print ($(i + 1) == "" ? 0 : $(i + 1)) }'; }
 
@@ -308,6 +322,16 @@ check_teardown() {
 		eq "$_ct_left" ""
 	_ct_after=$(stat_enabled)
 	verdict "damon_stat restored ($_ct_after)" "damon_stat was $1, now $_ct_after" eq "$_ct_after" "$1"
+}
+
+# daemon_up N: damon-tierd with /etc/damon-tierd.conf in the background, and
+# a check that its N kdamonds run and were armed within 60 s each.
+daemon_up() {
+	start_daemon daemon /etc/damon-tierd.conf
+	_du_ok=0
+	wait_running 60 "$1" && _du_ok=1
+	wait_count "started kdamond" "$1" 60
+	verdict "daemon started $1 kdamonds" "$1 kdamonds not running (n=$n on=$on)" eq "$_du_ok" 1
 }
 
 # --- tierload (tests/bench/tierload) in a test guest --------------------------

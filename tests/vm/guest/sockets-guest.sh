@@ -30,13 +30,7 @@ RD_TRIES=20
 DUR=${SOCKETS_DURATION:-90}
 HOT=${SOCKETS_HOT:-32}
 
-started() { grep -q '^WORKLOAD START' "$1"; }
-
-topology_section
-tiers=$(memory_tiers)
-verdict "two memory tiers, fastest first: $tiers" "memory tiers '$tiers', not 0-1|2-3" eq "$tiers" "0-1|2-3"
-stat_before=$(stat_enabled)
-echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
+topology_setup "0-1|2-3"
 
 # socket_workload S: on CPU S (affinity mask 1 << S), cold data on node S and
 # the hot set on node S + 2; waits until its data is placed, sets wpid.
@@ -44,7 +38,7 @@ socket_workload() {
 	taskset $((1 << $1)) /bin/workload --fast-node "$1" --slow-node $(($1 + 2)) --hot "$HOT" \
 		--leave-free 32 --duration "$DUR" --report-interval 10 >/tmp/w"$1".log 2>&1 &
 	wpid=$!
-	wait_alive $wpid 120 started /tmp/w"$1".log || {
+	wait_alive $wpid 120 workload_started /tmp/w"$1".log || {
 		cat /tmp/w"$1".log
 		abort "the workload of socket $1 did not start"
 	}
@@ -55,11 +49,7 @@ socket_workload 1
 wpid1=$wpid
 grep -h '^WORKLOAD START' /tmp/w0.log /tmp/w1.log | sed "s/^/$TAG /"
 
-start_daemon daemon /etc/damon-tierd.conf
-ok=0
-wait_running 60 4 && ok=1
-wait_count "started kdamond" 4 60
-if [ $ok = 1 ]; then pass "daemon started 4 kdamonds"; else fail "4 kdamonds not running (n=$n on=$on)"; fi
+daemon_up 4
 for pair in "demote node0 -> node2" "demote node1 -> node3" "promote node2 -> node0" \
 	"promote node3 -> node1"; do
 	check "planned: $pair" has "$log" "$pair"

@@ -29,35 +29,25 @@ RD_TRIES=20
 DUR=${TIER3_DURATION:-100}
 HOT=${TIER3_HOT:-48}
 
-started() { grep -q '^WORKLOAD START' "$1"; }
-
-topology_section
-tiers=$(memory_tiers)
-verdict "three memory tiers, fastest first: $tiers" "memory tiers '$tiers', not 0|1|2" eq "$tiers" "0|1|2"
-stat_before=$(stat_enabled)
-echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
+topology_setup "0|1|2"
 
 /bin/workload --idle --fast-node 1 --slow-node 2 --hot 1 --leave-free 32 --duration 100000 \
 	--report-interval 2 >/tmp/filler.log 2>&1 &
 fpid=$!
-wait_alive $fpid 120 started /tmp/filler.log || {
+wait_alive $fpid 120 workload_started /tmp/filler.log || {
 	cat /tmp/filler.log
 	abort "the node 1 filler did not start"
 }
 /bin/workload --fast-node 0 --slow-node 2 --hot "$HOT" --duration "$DUR" --report-interval 10 \
 	>/tmp/workload.log 2>&1 &
 wpid=$!
-wait_alive $wpid 120 started /tmp/workload.log || {
+wait_alive $wpid 120 workload_started /tmp/workload.log || {
 	cat /tmp/workload.log
 	abort "the workload did not start"
 }
 grep '^WORKLOAD' /tmp/filler.log /tmp/workload.log | sed "s/^/$TAG /"
 
-start_daemon daemon /etc/damon-tierd.conf
-ok=0
-wait_running 60 4 && ok=1
-wait_count "started kdamond" 4 60
-if [ $ok = 1 ]; then pass "daemon started 4 kdamonds"; else fail "4 kdamonds not running (n=$n on=$on)"; fi
+daemon_up 4
 check "the daemon found 3 memory tiers" has "$log" "found 3 memory tiers (from memory_tiering)"
 for pair in "demote node0 -> node1" "demote node1 -> node2" "promote node1 -> node0" \
 	"promote node2 -> node0"; do
