@@ -17,9 +17,10 @@
 #     node 2 (node 1 filled up and its own demotion made room);
 #   - after SIGTERM no kdamond runs and damon_stat is as found;
 #   - (6.17+, where schemes have dests/) what DAMOS dests do for paddr: a
-#     migrate_cold scheme over node 2 with dests = {node 1} and target_nid
-#     -1 moves nothing, and with target_nid 1 it moves the filler's pages:
-#     paddr migrates to target_nid only, which is why the daemon uses it.
+#     migrate_cold scheme over node 1 (the filler's data) with dests =
+#     {node 2} and target_nid -1 moves nothing, and with target_nid 2 it
+#     moves pages: paddr migrates to target_nid only, which is why the
+#     daemon uses it.
 # Prints "TIER3 PASS/FAIL: ..." lines; exits non-zero if any check failed.
 set -u
 TAG=TIER3
@@ -90,13 +91,13 @@ verdict "node 1's cold data moved on to node 2: $((on2 / 256)) MiB (>= 4)" \
 
 check_teardown "$stat_before"
 
-# dests_probe: one kdamond of our own, paddr over node 2, migrate_cold of
-# every region, with dests = {node 1, weight 1}: first with target_nid -1,
-# then with target_nid 1.  Ends with "DESTS APPLIED_DESTS APPLIED_TARGET"
+# dests_probe: one kdamond of our own, paddr over node 1, migrate_cold of
+# every region, with dests = {node 2, weight 1}: first with target_nid -1,
+# then with target_nid 2.  Ends with "DESTS APPLIED_DESTS APPLIED_TARGET"
 # (bytes); fails where schemes have no dests/.
 dests_probe() {
 	_S=$ADMIN/0/contexts/0/schemes/0
-	span=$(node_span 2) || return 1
+	span=$(node_span 1) || return 1
 	damon_stat_off
 	wr 1 "$ADMIN/nr_kdamonds" && wr 1 "$ADMIN/0/contexts/nr_contexts" || return 1
 	wr paddr "$ADMIN/0/contexts/0/operations"
@@ -109,17 +110,17 @@ dests_probe() {
 	wr 18446744073709551615 "$_S/access_pattern/sz/max"
 	wr 4294967295 "$_S/access_pattern/nr_accesses/max"
 	wr 4294967295 "$_S/access_pattern/age/max"
-	wr 1 "$_S/dests/nr_dests" && wr 1 "$_S/dests/0/id" && wr 1 "$_S/dests/0/weight" || return 1
+	wr 1 "$_S/dests/nr_dests" && wr 2 "$_S/dests/0/id" && wr 1 "$_S/dests/0/weight" || return 1
 	wr on "$ADMIN/0/state" || return 1
 	sleep 5
 	wr update_schemes_stats "$ADMIN/0/state"
 	_a1=$(rd "$_S/stats/sz_applied")
-	note "dests {node1}, target_nid $(rd "$_S/target_nid"): tried $(rd "$_S/stats/sz_tried") bytes, applied $_a1"
-	wr 1 "$_S/target_nid" && wr commit "$ADMIN/0/state"
+	note "dests {node2}, target_nid $(rd "$_S/target_nid"): tried $(rd "$_S/stats/sz_tried") bytes, applied $_a1"
+	wr 2 "$_S/target_nid" && wr commit "$ADMIN/0/state"
 	sleep 5
 	wr update_schemes_stats "$ADMIN/0/state"
 	_a2=$(($(rd "$_S/stats/sz_applied") - _a1))
-	note "dests {node1}, target_nid $(rd "$_S/target_nid"): applied $_a2 more bytes"
+	note "dests {node2}, target_nid $(rd "$_S/target_nid"): applied $_a2 more bytes"
 	wr off "$ADMIN/0/state"
 	wr 0 "$ADMIN/nr_kdamonds"
 	[ "$stat_before" = Y ] && echo Y >"$DAMON_STAT_ENABLED"
@@ -129,10 +130,10 @@ dests_probe >/tmp/dests.out
 cat /tmp/dests.out
 dests=$(sed -n 's/^DESTS //p' /tmp/dests.out)
 if [ -n "$dests" ]; then
-	verdict "paddr ignores dests: nothing migrated with dests {node1} and target_nid -1" \
+	verdict "paddr ignores dests: nothing migrated with dests {node2} and target_nid -1" \
 		"paddr migrated ${dests% *} bytes by dests alone" eq "${dests% *}" 0
-	verdict "paddr migrates to target_nid: ${dests#* } bytes with target_nid 1" \
-		"nothing migrated with target_nid 1 either (${dests#* })" at_least "${dests#* }" 1
+	verdict "paddr migrates to target_nid: ${dests#* } bytes with target_nid 2" \
+		"nothing migrated with target_nid 2 either (${dests#* })" at_least "${dests#* }" 1
 else
 	skip "dests probe: this kernel's schemes have no dests/ (before 6.17)"
 fi
