@@ -116,9 +116,10 @@ dests_probe() {
 	wr update_schemes_stats "$ADMIN/0/state"
 	_a1=$(rd "$_S/stats/sz_applied")
 	note "dests {node2}, target_nid $(rd "$_S/target_nid"): tried $(rd "$_S/stats/sz_tried") bytes, applied $_a1"
-	# Off and on again rather than a commit: a 6.17 commit of target_nid
-	# left the running scheme at -1 (nothing moved in a first version of
-	# this probe), and the point here is what paddr does with each field.
+	# Off and on again rather than a commit: after a commit of target_nid 2
+	# nothing moved within 5 s on 6.17 (a first version of this probe; the
+	# cause was not looked into), and the point here is what paddr does
+	# with each field of a freshly built scheme.
 	wr off "$ADMIN/0/state"
 	wr 2 "$_S/target_nid" && wr on "$ADMIN/0/state" || return 1
 	sleep 5
