@@ -5,6 +5,13 @@
  * Tiers come from memory_tiering (lower id = faster) unless that is missing
  * or puts every memory node into one tier; then CPU-less nodes are slower,
  * ranked by their distance from the CPU nodes.
+ *
+ * Pairs: every node demotes into its nearest node one tier down (cold pages
+ * step down a tier at a time).  Every node slower than the top tier (the
+ * fastest tier holding a memory node with CPUs) promotes straight into its
+ * nearest top-tier node with CPUs, as NUMA balancing's tiering does; a tie
+ * goes to the node that stepping up one tier at a time reaches, then to the
+ * lowest nid.  A CPU-less node faster than the top tier promotes one tier up.
  */
 #include "topology.h"
 
@@ -26,7 +33,7 @@ struct tier_map {
 	char fallback[160];
 	bool fallback_warn;
 	unsigned nr_promote;
-	struct migration_pair promote[TIERS_MAX_PAIRS]; /* lower-tier node -> nearest node one tier up */
+	struct migration_pair promote[TIERS_MAX_PAIRS]; /* lower-tier node -> nearest top-tier node */
 	unsigned nr_demote;
 	struct migration_pair demote[TIERS_MAX_PAIRS];  /* upper-tier node -> nearest node one tier down */
 };

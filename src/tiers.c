@@ -8,7 +8,8 @@
  * everything" usually means "the kernel does not know", not "all nodes are
  * equally fast".  Then CPU-less nodes are taken as slower, the
  * farther from the CPUs the slower (the same notion the kernel's demotion
- * targets use: nearest node of the next lower tier).
+ * targets use: nearest node of the next lower tier).  Promotion skips the
+ * tiers in between and goes to the nearest node of the top tier.
  */
 #include "tiers.h"
 
@@ -102,6 +103,44 @@ static int nearest(const struct topology *t, const int *rank, unsigned i, int wa
 	return best;
 }
 
+/* The fastest rank that holds a memory node with CPUs (the top tier, where
+ * the tasks that touch memory run), or 0 when no memory node has CPUs. */
+static int top_rank(const struct topology *t, const int *rank)
+{
+	int top = -1;
+
+	for (unsigned i = 0; i < t->nr_nodes; i++)
+		if (rank[i] >= 0 && t->nodes[i].has_cpu && (top < 0 || rank[i] < top))
+			top = rank[i];
+	return top < 0 ? 0 : top;
+}
+
+/*
+ * Where node i, slower than the top tier, promotes into: the nearest node of the top
+ * rank by i's distance row, preferring nodes with CPUs.  A tie goes to the
+ * node that stepping up one tier at a time from i reaches (so a CXL node
+ * behind another socket's CXL node stays with that socket when the SLIT
+ * cannot tell), then to the lowest nid.
+ */
+static int promote_target(const struct topology *t, const int *rank, unsigned i, int top)
+{
+	bool cpu = false;
+	int best = -1, chain = (int)i;
+
+	for (unsigned j = 0; j < t->nr_nodes; j++)
+		cpu |= rank[j] == top && t->nodes[j].has_cpu;
+	while (chain >= 0 && rank[chain] > top)
+		chain = nearest(t, rank, (unsigned)chain, rank[chain] - 1);
+	for (unsigned j = 0; j < t->nr_nodes; j++) {
+		if (rank[j] != top || (cpu && !t->nodes[j].has_cpu))
+			continue;
+		if (best < 0 || t->distance[i][j] < t->distance[i][best] ||
+		    (t->distance[i][j] == t->distance[i][best] && (int)j == chain))
+			best = (int)j;
+	}
+	return best;
+}
+
 int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_t whylen)
 {
 	struct tier_map m = { 0 };
@@ -109,6 +148,7 @@ int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_
 	long key[TOPO_MAX_NODES] = { 0 };
 	unsigned nr_mem = 0, nr_cpu = 0;
 	bool kernel_usable;
+	int top;
 	char list[TOPO_MAX_NODES * 4];
 
 	if (why && whylen > 0)
@@ -196,13 +236,19 @@ int tiers_build(const struct topology *t, struct tier_map *ret, char *why, size_
 		m.fallback_warn = false;
 	}
 
+	top = top_rank(t, m.rank);
 	for (unsigned i = 0; i < t->nr_nodes; i++) {
 		int r = m.rank[i], to;
 
 		if (r < 0)
 			continue;
+		/* Hot pages go straight to the top tier, as NUMA balancing's
+		 * tiering promotes them to the faulting CPU's node: a hop per
+		 * tier would make them wait a whole promotion per tier, and
+		 * the middle tier is no place for them.  Cold pages step down
+		 * one tier at a time, so the coldest end up lowest. */
 		if (r > 0) {
-			to = nearest(t, m.rank, i, r - 1);
+			to = r > top ? promote_target(t, m.rank, i, top) : nearest(t, m.rank, i, r - 1);
 			if (to >= 0)
 				m.promote[m.nr_promote++] = (struct migration_pair) {
 					.from_nid = t->nodes[i].nid, .to_nid = t->nodes[to].nid };

@@ -65,23 +65,33 @@ expect_in goal-range-line "$tmp/err" "range.conf:2"
 check_exit missing-explicit-config 2 "$bin" --config "$tmp/nope.conf" --check-config
 expect_in missing-config "$tmp/err" "nope.conf"
 
-# --dry-run: the full plan for the VM topology, and nothing written.
-r=$(fixture_root vm-2node)
-before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
-check_exit dry-run 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
-after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
-if [[ "$before" == "$after" ]]; then ok; else bad "dry-run wrote files"; fi
-grep '^write ' "$tmp/out" >"$tmp/plan"
-# UPDATE_GOLDEN=1 rewrites the golden plan from this build (review the diff).
-[[ -n ${UPDATE_GOLDEN:-} ]] && cp "$tmp/plan" "$golden_dir/vm-2node.dryrun"
-if diff -u "$golden_dir/vm-2node.dryrun" "$tmp/plan" >"$tmp/diff"; then
-	ok
-else
-	bad "dry-run differs from the golden plan (tests/cli/golden/vm-2node.dryrun):"
-	head -40 "$tmp/diff"
-fi
-expect_in dry-run-state "$tmp/plan" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
-expect_in dry-run-btf "$tmp/err" "DAMON features (read from the kernel's BTF"
+# --dry-run: the full plan, against a golden one, and nothing written: for
+# the VM's two nodes, three tiers and two sockets with a CXL node each (the
+# topologies of run-vm.sh): every lower node promotes straight into its
+# nearest top-tier node and demotes one tier down.
+for fx in vm-2node three-tiers two-sockets-cxl; do
+	r=$(fixture_root "$fx")
+	before=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
+	check_exit "dry-run-$fx" 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run
+	after=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
+	if [[ "$before" == "$after" ]]; then ok; else bad "dry-run ($fx) wrote files"; fi
+	grep '^write ' "$tmp/out" >"$tmp/plan-$fx"
+	# UPDATE_GOLDEN=1 rewrites the golden plans from this build (review the diff).
+	[[ -n ${UPDATE_GOLDEN:-} ]] && cp "$tmp/plan-$fx" "$golden_dir/$fx.dryrun"
+	if diff -u "$golden_dir/$fx.dryrun" "$tmp/plan-$fx" >"$tmp/diff"; then
+		ok
+	else
+		bad "dry-run differs from the golden plan (tests/cli/golden/$fx.dryrun):"
+		head -40 "$tmp/diff"
+	fi
+	cp "$tmp/err" "$tmp/err-$fx"
+done
+expect_in dry-run-state "$tmp/plan-vm-2node" "write /sys/kernel/mm/damon/admin/kdamonds/1/state on"
+expect_in dry-run-3tier-promote-2 "$tmp/err-three-tiers" "kdamond 3: promote node2 -> node0"
+expect_in dry-run-3tier-demote-1 "$tmp/err-three-tiers" "kdamond 1: demote node1 -> node2"
+expect_in dry-run-sockets-promote-3 "$tmp/err-two-sockets-cxl" "kdamond 3: promote node3 -> node1"
+expect_in dry-run-sockets-demote-1 "$tmp/err-two-sockets-cxl" "kdamond 1: demote node1 -> node3"
+expect_in dry-run-btf "$tmp/err-vm-2node" "DAMON features (read from the kernel's BTF"
 # The kernel's features decide the files: 6.12 has filters/ without allow.
 r=$(fixture_root vm-2node 6.12)
 check_exit dry-run-612 0 "$bin" --config "$tmp/ok.conf" --sysfs-root "$r" --dry-run

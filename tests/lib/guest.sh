@@ -12,7 +12,8 @@
 # "CONFLICT", ...), and may set RD_TRIES (how often rd and wr try a busy
 # file, 0.1 s apart; default 10) before sourcing.  The helpers keep their own state in
 # variables that start with "_"; the only variables they set for the caller
-# are the documented ones: fails, n and on (count_on), dpid and log
+# are the documented ones: fails, n and on (count_on), kpids
+# (kdamond_report), stat_before (topology_setup), dpid and log
 # (start_daemon), drc (stop_daemon), tlpid (tierload_start).
 
 TAG=${TAG:-TEST}
@@ -216,6 +217,50 @@ node_span() {
 # that has BINARY.  The measurement aids refuse to touch DAMON anywhere else.
 in_test_guest() { [ -x "$1" ] && grep -q DAMON_TIERD_VM_RESULT /init 2>/dev/null; }
 
+# --- topology ---------------------------------------------------------------
+# memory_tiers: the memory tiers' node lists, fastest first, "|"-separated
+# (e.g. "0|1|2", "0-1|2-3").
+memory_tiers() {
+	for _mt_t in /sys/devices/virtual/memory_tiering/memory_tier[0-9]*; do
+		[ -d "$_mt_t" ] && echo "${_mt_t##*memory_tier} $(cat "$_mt_t/nodelist")"
+	done | sort -n | awk '{ printf "%s%s", n++ ? "|" : "", $2 }'
+}
+# topology_section: the machine as the daemon sees it, framed as section
+# "topology": tiers, each node's CPUs, distances, memory and HMAT data.
+topology_section() {
+	section_begin topology
+	echo "kernel $(uname -r)"
+	for _ts_t in /sys/devices/virtual/memory_tiering/memory_tier[0-9]*; do
+		[ -d "$_ts_t" ] && echo "${_ts_t##*/} nodelist $(cat "$_ts_t/nodelist")"
+	done
+	for _ts_n in /sys/devices/system/node/node[0-9]*; do
+		_ts_i=$_ts_n/access0/initiators
+		_ts_in=$(for _ts_x in "$_ts_i"/node[0-9]*; do [ -e "$_ts_x" ] && printf '%s ' "${_ts_x##*/}"; done)
+		echo "${_ts_n##*/} cpulist '$(cat "$_ts_n/cpulist")' distance '$(cat "$_ts_n/distance")'" \
+			"MemTotal $(awk '/MemTotal/ { print $4 }' "$_ts_n/meminfo") kB" \
+			"access0 initiators '${_ts_in% }'" \
+			"read_latency $(cat "$_ts_i/read_latency" 2>/dev/null || echo -)" \
+			"read_bandwidth $(cat "$_ts_i/read_bandwidth" 2>/dev/null || echo -)"
+	done
+	section_end topology
+}
+# topology_setup WANT: the topology section, a check that the memory tiers
+# read WANT (as memory_tiers prints them), stat_before (damon_stat as found,
+# for check_teardown) and NUMA balancing off: it would move the workloads'
+# pages itself, and the tests are about what the daemon moves.
+# shellcheck disable=SC2034  # stat_before is for the caller
+topology_setup() {
+	topology_section
+	_tp_t=$(memory_tiers)
+	verdict "memory tiers, fastest first: $_tp_t" "memory tiers '$_tp_t', not $1" eq "$_tp_t" "$1"
+	stat_before=$(stat_enabled)
+	echo 0 >/proc/sys/kernel/numa_balancing || abort "cannot turn NUMA balancing off"
+}
+# workload_started LOG: tests/vm/workload has placed its data.
+workload_started() { grep -q '^WORKLOAD START' "$1"; }
+# nth_of LIST I: the I-th (from 0) comma-separated number in LIST (0 if none).
+nth_of() { echo "$1" | awk -F, -v i="$2" '{ print ($(i + 1) == "" ? 0 : $(i + 1)) }'; }
+
 # --- the daemon in the background ------------------------------------------
 # start_daemon NAME CONFIG: runs /bin/damon-tierd in the foreground mode in
 # the background; sets dpid and log (/tmp/NAME.log, its stdout and stderr).
@@ -249,6 +294,45 @@ wait_count() { wait_alive "$dpid" "$3" log_count_ge "$1" "$2"; }
 # wait_running SECONDS N|N+: until the daemon's kdamonds run
 # (kdamonds_running N|N+); fails at once when the daemon is gone.
 wait_running() { wait_alive "$dpid" "$1" kdamonds_running "$2" && alive; }
+
+# kdamond_report: one line per kdamond (action, target node, bytes applied);
+# sets kpids (their pids) for check_teardown.  Call it while they run.
+kdamond_report() {
+	count_on
+	kpids=""
+	_kr_k=0
+	while [ "$_kr_k" -lt "$n" ]; do
+		kpids="$kpids $(rd "$ADMIN/$_kr_k/pid")"
+		_kr_d=$ADMIN/$_kr_k/contexts/0/schemes/0
+		note "kdamond $_kr_k: $(rd "$_kr_d/action") -> node$(rd "$_kr_d/target_nid"), applied" \
+			"$(($(rd_or "$_kr_d/stats/sz_applied" 0) >> 20)) MiB"
+		_kr_k=$((_kr_k + 1))
+	done
+}
+# check_teardown STAT_BEFORE: after stop_daemon, the daemon exited 0, none of
+# ours is on, none of the threads kdamond_report saw is left, and damon_stat
+# is STAT_BEFORE again.
+check_teardown() {
+	verdict "daemon exited 0 on SIGTERM" "daemon exited $drc on SIGTERM" eq "$drc" 0
+	count_on
+	verdict "no kdamond of ours runs after SIGTERM" "$on kdamonds still on after SIGTERM" eq "$on" 0
+	_ct_left=""
+	for _ct_p in $kpids; do [ -d "/proc/$_ct_p" ] && _ct_left="$_ct_left $_ct_p"; done
+	verdict "none of the kdamond threads ($kpids ) is left" "kdamond threads left:$_ct_left" \
+		eq "$_ct_left" ""
+	_ct_after=$(stat_enabled)
+	verdict "damon_stat restored ($_ct_after)" "damon_stat was $1, now $_ct_after" eq "$_ct_after" "$1"
+}
+
+# daemon_up N: damon-tierd with /etc/damon-tierd.conf in the background, and
+# a check that its N kdamonds run and were armed within 60 s each.
+daemon_up() {
+	start_daemon daemon /etc/damon-tierd.conf
+	_du_ok=0
+	wait_running 60 "$1" && _du_ok=1
+	wait_count "started kdamond" "$1" 60
+	verdict "daemon started $1 kdamonds" "$1 kdamonds not running (n=$n on=$on)" eq "$_du_ok" 1
+}
 
 # --- tierload (tests/bench/tierload) in a test guest --------------------------
 # field KEY LINE: the value of the word KEY=value in LINE ("" when absent).

@@ -173,7 +173,7 @@ static void test_three_tiers_and_sockets(void **state)
 	t.nodes[2].nid = 2;
 	t.nodes[2].ranges[0] = (struct addr_range){ 0x40000000, 0x60000000 };
 	m.nr_promote = 2;
-	m.promote[1] = (struct migration_pair){ 2, 1 };
+	m.promote[1] = (struct migration_pair){ 2, 0 };
 	m.nr_demote = 2;
 	m.demote[1] = (struct migration_pair){ 1, 2 };
 	config_init_kernel_tuner(&c);
@@ -186,7 +186,9 @@ static void test_three_tiers_and_sockets(void **state)
 	assert_int_equal(P.kd[1].scheme.goal.nid, 1);
 	assert_int_equal(P.kd[3].role, ROLE_PROMOTE);
 	assert_int_equal(P.kd[3].from_nid, 2);
-	assert_int_equal(P.kd[3].scheme.goal.nid, 1);
+	/* Straight to the top tier: node0's goal and target_nid. */
+	assert_int_equal(P.kd[3].scheme.target_nid, 0);
+	assert_int_equal(P.kd[3].scheme.goal.nid, 0);
 }
 
 static void test_errors(void **state)

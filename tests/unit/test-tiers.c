@@ -180,7 +180,7 @@ static void test_three_tiers(void **state)
 	assert_true(f.m->from_kernel);
 	assert_int_equal(f.m->nr_tiers, 3);
 	assert_ranks(f.m, 3, (const int[]) { 0, 1, 2 });
-	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 1, 0, 2, 1 });
+	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 1, 0, 2, 0 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 2, (const int[]) { 0, 1, 1, 2 });
 
 	/* Same machine without memory_tiering: distances 20 and 30 give the
@@ -189,7 +189,7 @@ static void test_three_tiers(void **state)
 	assert_int_equal(build(&f), 0);
 	assert_false(f.m->from_kernel);
 	assert_ranks(f.m, 3, (const int[]) { 0, 1, 2 });
-	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 1, 0, 2, 1 });
+	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 1, 0, 2, 0 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 2, (const int[]) { 0, 1, 1, 2 });
 	fx_free(&f);
 }
@@ -286,7 +286,8 @@ static void test_kernel_tier_order(void **state)
 	assert_true(f.m->from_kernel);
 	assert_int_equal(f.m->nr_tiers, 3);
 	assert_ranks(f.m, 3, (const int[]) { 2, 0, 1 });
-	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 0, 2, 2, 1 });
+	/* Node 0 (slowest) goes straight to the top tier (node 1). */
+	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 0, 1, 2, 1 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 2, (const int[]) { 1, 2, 2, 0 });
 	fx_free(&f);
 }
@@ -355,7 +356,7 @@ static void test_distance_ranks_and_ties(void **state)
 	assert_int_equal(build(&f), 0);
 	assert_ranks(f.m, 4, (const int[]) { 0, 1, 2, 1 });
 	assert_int_equal(f.m->nr_tiers, 3);
-	assert_pairs(f.m->promote, f.m->nr_promote, 3, (const int[]) { 1, 0, 2, 3, 3, 0 });
+	assert_pairs(f.m->promote, f.m->nr_promote, 3, (const int[]) { 1, 0, 2, 0, 3, 0 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 3, (const int[]) { 0, 1, 1, 2, 3, 2 });
 	fx_free(&f);
 }
@@ -404,8 +405,10 @@ static void test_8_nodes_kernel_tiers(void **state)
 	assert_true(f.m->from_kernel);
 	assert_int_equal(f.m->nr_tiers, 3);
 	assert_ranks(f.m, 8, (const int[]) { 0, 0, 1, 1, 1, 1, 2, 2 });
+	/* Nodes 6 and 7 are 40 from both sockets: the tie goes to the socket
+	 * that stepping up a tier at a time reaches (6 -> 2 -> 0, 7 -> 4 -> 1). */
 	assert_pairs(f.m->promote, f.m->nr_promote, 6,
-		     (const int[]) { 2, 0, 3, 0, 4, 1, 5, 1, 6, 2, 7, 4 });
+		     (const int[]) { 2, 0, 3, 0, 4, 1, 5, 1, 6, 0, 7, 1 });
 	assert_pairs(f.m->demote, f.m->nr_demote, 6,
 		     (const int[]) { 0, 2, 1, 4, 2, 6, 3, 6, 4, 7, 5, 7 });
 	fx_free(&f);
@@ -430,6 +433,46 @@ static void test_asymmetric_distance(void **state)
 	fx_free(&f);
 }
 
+/* A CPU-less node in the top tier (no HMAT data: the kernel's DRAM tier)
+ * nearer the CXL node than the CPU node: promotion still goes to the node
+ * with the CPUs. */
+static void test_promote_prefers_cpu_node(void **state)
+{
+	struct fx f;
+
+	synth(&f, 3);
+	f.t->have_tiers = true;
+	f.t->nodes[1].has_cpu = f.t->nodes[2].has_cpu = false;
+	f.t->nodes[0].tier = f.t->nodes[1].tier = 4;
+	f.t->nodes[2].tier = 56;
+	set_dist(f.t, 0, 2, 20);
+	set_dist(f.t, 1, 2, 15);
+	assert_int_equal(build(&f), 0);
+	assert_ranks(f.m, 3, (const int[]) { 0, 0, 1 });
+	assert_pairs(f.m->promote, f.m->nr_promote, 1, (const int[]) { 2, 0 });
+	assert_pairs(f.m->demote, f.m->nr_demote, 2, (const int[]) { 0, 2, 1, 2 });
+	fx_free(&f);
+}
+
+/* A CPU-less tier faster than the CPUs' (HBM): the CPU tier is the top one.
+ * CXL promotes into DRAM; DRAM still promotes one tier up into HBM. */
+static void test_faster_cpuless_tier(void **state)
+{
+	struct fx f;
+
+	synth(&f, 3);
+	f.t->have_tiers = true;
+	f.t->nodes[1].has_cpu = f.t->nodes[2].has_cpu = false;
+	f.t->nodes[0].tier = 4;
+	f.t->nodes[1].tier = 1;
+	f.t->nodes[2].tier = 56;
+	assert_int_equal(build(&f), 0);
+	assert_ranks(f.m, 3, (const int[]) { 1, 0, 2 });
+	assert_pairs(f.m->promote, f.m->nr_promote, 2, (const int[]) { 0, 1, 2, 0 });
+	assert_pairs(f.m->demote, f.m->nr_demote, 2, (const int[]) { 0, 2, 1, 0 });
+	fx_free(&f);
+}
+
 /* The largest topology: a chain of 64 ranks. */
 static void test_64_node_chain(void **state)
 {
@@ -448,7 +491,7 @@ static void test_64_node_chain(void **state)
 		assert_int_equal(f.m->rank[i], (int)i);
 	for (unsigned i = 0; i + 1 < TOPO_MAX_NODES; i++) {
 		assert_int_equal(f.m->promote[i].from_nid, (int)i + 1);
-		assert_int_equal(f.m->promote[i].to_nid, (int)i);
+		assert_int_equal(f.m->promote[i].to_nid, 0);
 		assert_int_equal(f.m->demote[i].from_nid, (int)i);
 		assert_int_equal(f.m->demote[i].to_nid, (int)i + 1);
 	}
@@ -480,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_one_node),
 		cmocka_unit_test(test_three_tiers),
 		cmocka_unit_test(test_two_sockets_cxl),
+		cmocka_unit_test(test_promote_prefers_cpu_node),
+		cmocka_unit_test(test_faster_cpuless_tier),
 		cmocka_unit_test(test_holes),
 		cmocka_unit_test(test_all_cpu_nodes_one_tier),
 		cmocka_unit_test(test_no_memory),

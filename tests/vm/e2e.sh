@@ -13,6 +13,7 @@
 # --guest SCRIPT runs another guest body (tests/vm/guest/*.sh) with the same
 # binaries; --append WORDS adds kernel command line words (key=value words
 # become the guest script's environment).
+# --topology T boots run-vm.sh's topology T (2node, 3tier, 2socket).
 # --config FILE runs with another config (for measurements; the test itself
 # uses the shipped defaults).
 # Env: DAMON_TIERD, WORKLOAD  binaries to put in the guest (default: build/)
@@ -33,6 +34,7 @@ mode="test"
 config=""
 guest=$here/guest/e2e-guest.sh
 extra_append=""
+topology=2node
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) glob=${2:?}; shift 2 ;;
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
 	--config) config=${2:?}; shift 2 ;;
 	--guest) guest=${2:?}; shift 2 ;;
 	--append) extra_append+=" ${2?}"; shift 2 ;;
+	--topology) topology=${2:?}; shift 2 ;;
 	-h | --help) help_text; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
@@ -75,14 +78,14 @@ boot_crashed() {
 rc=0
 if [[ $mode == demo ]]; then
 	"$here/run-vm.sh" --kernel "$vmlinuz" --initrd "$work/initrd.cpio.gz" \
-		--timeout "$timeout_s" --append "$append" --log "$work/console.log" |
+		--timeout "$timeout_s" --append "$append" --log "$work/console.log" --topology "$topology" |
 		"$here/demo-chart.sh" || rc=$?
 	rc=${PIPESTATUS[0]}
 else
 	for attempt in 1 2; do
 		rc=0
 		"$here/run-vm.sh" --kernel "$vmlinuz" --initrd "$work/initrd.cpio.gz" \
-			--timeout "$timeout_s" --append "$append" --log "$work/console.log" || rc=$?
+			--timeout "$timeout_s" --append "$append" --log "$work/console.log" --topology "$topology" || rc=$?
 		if [[ $attempt == 2 ]] || ! boot_crashed "$rc"; then break; fi
 		say "the guest kernel crashed before the test started (TCG); booting again"
 	done

@@ -1,12 +1,26 @@
 #!/bin/bash
 # run-vm.sh --kernel VMLINUZ --initrd INITRD [OPTIONS]
 #
-# Boots a TCG QEMU guest with two NUMA nodes:
-#   node 0: both CPUs, DRAM-like  (HMAT latency 80 ns,  bandwidth 20G)
-#   node 1: CPU-less, CXL-like    (HMAT latency 250 ns, bandwidth 5G)
-#   -numa dist 10/20
-# so that node 1 lands in a lower memory tier (memory_tier4 {0},
-# memory_tier56 {1} on Debian 6.12..7.x kernels).
+# Boots a TCG QEMU guest with NUMA nodes behind HMAT latencies and
+# bandwidths.  --topology picks them:
+#   2node (default)
+#     node 0: both CPUs, DRAM-like  (HMAT latency 80 ns,  bandwidth 20G)
+#     node 1: CPU-less, CXL-like    (HMAT latency 250 ns, bandwidth 5G)
+#     -numa dist 10/20
+#     so node 1 lands in a lower memory tier (memory_tier4 {0},
+#     memory_tier56 {1} on Debian 6.12..7.x kernels).
+#   3tier
+#     node 0 (both CPUs, 80 ns, 20G), CPU-less node 1 (250 ns, 5G) and
+#     CPU-less node 2 (500 ns, 2G); distances 0-1 20, 0-2 30, 1-2 30: three
+#     memory tiers (memory_tier4 {0}, memory_tier56 {1}, memory_tier281 {2}).
+#   2socket
+#     nodes 0 and 1 with one CPU each (the two sockets), CPU-less node 2 near
+#     socket 0 and CPU-less node 3 near socket 1.  Each CPU node is its own
+#     HMAT initiator: local DRAM 80 ns/20G, the other socket's DRAM 130 ns/10G,
+#     the own socket's CXL node 250 ns/5G, the other socket's 350 ns/3G;
+#     distances 0-1 20, 0-2 and 1-3 20, 0-3 and 1-2 30, 2-3 40 (as the
+#     two-sockets-cxl fixture).  Tiers: memory_tier4 {0,1}, memory_tier56
+#     {2,3}; only the distances and initiators say which CXL node is whose.
 #
 # The guest's serial console is copied to stdout. The exit status is the rc in
 # the guest's final "DAMON_TIERD_VM_RESULT=<rc>" line (printed by the /init of
@@ -19,9 +33,12 @@
 #   --append EXTRA       extra kernel command line (repeatable, concatenated);
 #                        key=value words become env of the test script
 #   --timeout SEC        kill QEMU after SEC seconds (default 300)
-#   --mem-node0 SIZE     node 0 memory (default 512M; suffix M or G)
-#   --mem-node1 SIZE     node 1 memory (default 512M)
-#   --smp N              CPUs, all on node 0 (default 2)
+#   --topology T         2node (default), 3tier or 2socket (above)
+#   --mem-nodeN SIZE     node N's memory (N = 0..3; suffix M or G); defaults:
+#                        2node 512M 512M, 3tier 384M 256M 384M,
+#                        2socket 256M each
+#   --smp N              CPUs, all on node 0 (default 2; 2socket: exactly 2,
+#                        one per socket)
 #   --maxmem SIZE        room for memory hotplug: "-m <total>,slots=N,maxmem=SIZE"
 #                        (the two node backends stay as they are)
 #   --slots N            hotplug slots (DIMMs) with --maxmem (default 2)
@@ -49,8 +66,8 @@ kernel=""
 initrd=""
 append=""
 timeout_s=300
-mem0=512M
-mem1=512M
+topology=2node
+mem=("" "" "" "")
 smp=2
 maxmem=""
 slots=2
@@ -64,8 +81,8 @@ while [[ $# -gt 0 ]]; do
 	--initrd) initrd=${2:?}; shift 2 ;;
 	--append) append="$append ${2?}"; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
-	--mem-node0) mem0=${2:?}; shift 2 ;;
-	--mem-node1) mem1=${2:?}; shift 2 ;;
+	--topology) topology=${2:?}; shift 2 ;;
+	--mem-node[0-3]) mem[${1#--mem-node}]=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--maxmem) maxmem=${2:?}; shift 2 ;;
 	--slots) slots=${2:?}; shift 2 ;;
@@ -96,9 +113,26 @@ to_mib() {
 		die "bad memory size '$s' (use e.g. 512M or 1G)"
 	fi
 }
-m0=$(to_mib "$mem0")
-m1=$(to_mib "$mem1")
-total=$((m0 + m1))
+case $topology in
+2node) defaults=(512M 512M) ;;
+3tier) defaults=(384M 256M 384M) ;;
+2socket)
+	defaults=(256M 256M 256M 256M)
+	[[ $smp == 2 ]] || die "--topology 2socket has exactly one CPU per socket: --smp 2"
+	;;
+*) die "unknown --topology '$topology' (2node, 3tier or 2socket)" ;;
+esac
+nodes=${#defaults[@]}
+mib=()
+total=0
+for ((n = 0; n < 4; n++)); do
+	if ((n >= nodes)); then
+		[[ -z ${mem[n]} ]] || die "--mem-node$n: --topology $topology has $nodes nodes"
+		continue
+	fi
+	mib[n]=$(to_mib "${mem[n]:-${defaults[n]}}")
+	total=$((total + mib[n]))
+done
 mem_opt="${total}M"
 if [[ -n $maxmem ]]; then
 	mx=$(to_mib "$maxmem")
@@ -118,18 +152,63 @@ args=(
 	-accel tcg -cpu max -smp "$smp" -m "$mem_opt"
 	-machine q35,hmat=on
 	-nographic -no-reboot -nic none
-	-object "memory-backend-ram,id=mem0,size=${m0}M"
-	-object "memory-backend-ram,id=mem1,size=${m1}M"
-	-numa "node,nodeid=0,memdev=mem0,cpus=0-$((smp - 1)),initiator=0"
-	-numa "node,nodeid=1,memdev=mem1,initiator=0"
-	-numa dist,src=0,dst=0,val=10
-	-numa dist,src=0,dst=1,val=20
-	-numa dist,src=1,dst=0,val=20
-	-numa dist,src=1,dst=1,val=10
-	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=80
-	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=20G
-	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=250
-	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=5G
+)
+for ((n = 0; n < nodes; n++)); do
+	args+=(-object "memory-backend-ram,id=mem$n,size=${mib[n]}M")
+done
+# numa_node ID CPUS INITIATOR: one node (CPUS "" for a CPU-less one).
+numa_node() {
+	args+=(-numa "node,nodeid=$1,memdev=mem$1${2:+,cpus=$2},initiator=$3")
+}
+# numa_dist A B D: the SLIT distance, both ways.
+numa_dist() {
+	args+=(-numa "dist,src=$1,dst=$2,val=$3" -numa "dist,src=$2,dst=$1,val=$3")
+}
+# numa_perf INITIATOR TARGET LATENCY_NS BANDWIDTH: HMAT access latency and bandwidth.
+numa_perf() {
+	args+=(-numa "hmat-lb,initiator=$1,target=$2,hierarchy=memory,data-type=access-latency,latency=$3"
+		-numa "hmat-lb,initiator=$1,target=$2,hierarchy=memory,data-type=access-bandwidth,bandwidth=$4")
+}
+case $topology in
+2node)
+	numa_node 0 "0-$((smp - 1))" 0
+	numa_node 1 "" 0
+	numa_dist 0 1 20
+	numa_perf 0 0 80 20G
+	numa_perf 0 1 250 5G
+	;;
+3tier)
+	numa_node 0 "0-$((smp - 1))" 0
+	numa_node 1 "" 0
+	numa_node 2 "" 0
+	numa_dist 0 1 20
+	numa_dist 0 2 30
+	numa_dist 1 2 30
+	numa_perf 0 0 80 20G
+	numa_perf 0 1 250 5G
+	numa_perf 0 2 500 2G
+	;;
+2socket)
+	numa_node 0 0 0
+	numa_node 1 1 1
+	numa_node 2 "" 0
+	numa_node 3 "" 1
+	numa_dist 0 1 20
+	numa_dist 0 2 20
+	numa_dist 1 3 20
+	numa_dist 0 3 30
+	numa_dist 1 2 30
+	numa_dist 2 3 40
+	for i in 0 1; do
+		o=$((1 - i))
+		numa_perf "$i" "$i" 80 20G
+		numa_perf "$i" "$o" 130 10G
+		numa_perf "$i" $((i + 2)) 250 5G
+		numa_perf "$i" $((o + 2)) 350 3G
+	done
+	;;
+esac
+args+=(
 	-kernel "$kernel" -initrd "$initrd"
 	-append "$cmdline"
 	"${qemu_extra[@]}"

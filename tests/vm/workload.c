@@ -25,13 +25,17 @@
  *
  * ("node0" is --fast-node, "node1" --slow-node; hot_other/cold_other count
  * pages that move_pages reports on no node, i.e. not present or an error
- * status) and at the end a "WORKLOAD FINAL t=..." line with the same fields.
+ * status; hot_by_node=a,b,... and cold_by_node=... count the pages on each
+ * node from node 0 up to the highest node with any of them or named, for
+ * machines with more than two nodes) and at the end a "WORKLOAD FINAL
+ * t=..." line with the same fields.
+ *
+ * --idle places the data and then only reports, without touching it: a
+ * filler whose pages are all cold, or a service whose data all went cold
+ * (the cgroup tests run several workloads on the guest's two CPUs, and an
+ * idle one leaves them to the others).
  * Before the first report it prints "WORKLOAD START pid=... hot_addr=A-B
  * cold_addr=C-D ..." and, with --ready-file, writes its pid to that file.
- *
- * With --idle it places both sets and then only reports: a service whose
- * data all went cold (the cgroup tests run several workloads on the guest's
- * two CPUs, and an idle one leaves them to the others).
  *
  * It uses raw syscalls (no libnuma at run time) so that only libc is needed
  * inside the guest. Build: cc -O2 -Wall -o workload workload.c
@@ -370,15 +374,34 @@ static void region_query(struct region *r, struct placement *p)
 	}
 }
 
+/* "a,b,c" for nodes 0..last, where last is the highest node with pages in
+ * a or b, or named by the options. */
+static void by_node(char *buf, size_t size, const struct placement *p, int last)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int n = 0; n <= last && off < size; n++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%zu", n ? "," : "", p->on_node[n]);
+}
+
 static void report(const char *tag, double t, const struct options *o,
 		   struct region *hot, struct region *cold,
 		   unsigned long long accesses)
 {
 	struct placement ph, pc;
 	double hot_fast, cold_slow;
+	char hb[MAX_NODES * 12], cb[MAX_NODES * 12];
+	int last;
 
 	region_query(hot, &ph);
 	region_query(cold, &pc);
+	last = o->fast_node > o->slow_node ? o->fast_node : o->slow_node;
+	for (int n = last + 1; n < MAX_NODES; n++)
+		if (ph.on_node[n] || pc.on_node[n])
+			last = n;
+	by_node(hb, sizeof(hb), &ph, last);
+	by_node(cb, sizeof(cb), &pc, last);
 	hot_fast = hot->npages ?
 		(double)ph.on_node[o->fast_node] / (double)hot->npages : 0;
 	cold_slow = cold->npages ?
@@ -386,7 +409,8 @@ static void report(const char *tag, double t, const struct options *o,
 	printf("WORKLOAD %s%.1f hot_on_node%d=%.4f cold_on_node%d=%.4f "
 	       "hot_pages=%zu cold_pages=%zu hot_n%d=%zu hot_n%d=%zu "
 	       "cold_n%d=%zu cold_n%d=%zu hot_other=%zu cold_other=%zu "
-	       "accesses=%llu node%d_free_kb=%ld node%d_free_kb=%ld\n",
+	       "accesses=%llu node%d_free_kb=%ld node%d_free_kb=%ld "
+	       "hot_by_node=%s cold_by_node=%s\n",
 	       tag, t, o->fast_node, hot_fast, o->slow_node, cold_slow,
 	       hot->npages, cold->npages, o->fast_node,
 	       ph.on_node[o->fast_node], o->slow_node,
@@ -395,7 +419,7 @@ static void report(const char *tag, double t, const struct options *o,
 	       pc.on_node[o->slow_node],
 	       ph.other, pc.other, accesses, o->fast_node,
 	       node_free_kb(o->fast_node), o->slow_node,
-	       node_free_kb(o->slow_node));
+	       node_free_kb(o->slow_node), hb, cb);
 	fflush(stdout);
 }
 
@@ -458,22 +482,28 @@ int main(int argc, char **argv)
 	start = now_s();
 	end = start + o.duration;
 	next_report = start + o.report_interval;
-	while (!stop_requested) {
+	while (!stop_requested && o.idle) {
+		double t = now_s();
+
+		if (t >= end)
+			break;
+		if (t >= next_report) {
+			report("t=", t - start, &o, &hot, &cold, 0);
+			while (next_report <= t)
+				next_report += o.report_interval;
+		}
+		usleep(100000);
+	}
+	while (!stop_requested && !o.idle) {
 		/* A burst of random word accesses over the hot set. */
-		for (int i = 0; i < 4096 && !o.idle; i++) {
+		for (int i = 0; i < 4096; i++) {
 			uint64_t r = xorshift64(&rng);
 			size_t off = (size_t)(r % hot.len) & ~(size_t)7;
 			uint64_t *w = (uint64_t *)(hot.base + off);
 
 			*w = *w + (r >> 32);
 		}
-		if (o.idle) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		} else {
-			accesses += 4096;
-		}
+		accesses += 4096;
 		double t = now_s();
 
 		if (t >= end)

@@ -6,6 +6,8 @@
 #                    mode with N% of the accesses outside the hot set)
 #   BENCH_DURATION   workload seconds (default 240)
 #   BENCH_INTERVAL   sample interval, seconds (default 2)
+#   BENCH_SLOW_NODE  the workload's slow node (default 1; 2 on the three-tier
+#                    guest), also the node seed pairs with node 0
 #
 # Order: NUMA balancing off while the workload places its data (so that the
 # start is the same for every configuration) -> the workload prints BENCH
@@ -24,6 +26,7 @@ CFG=${BENCH_CONFIG:?}
 WL=${BENCH_WORKLOAD:?}
 DUR=${BENCH_DURATION:-240}
 RI=${BENCH_INTERVAL:-2}
+SLOW=${BENCH_SLOW_NODE:-1}
 A=$ADMIN
 
 res() { echo "BENCH RESULT $*"; }
@@ -85,7 +88,7 @@ esac
 rm -f /tmp/ready
 # Its output goes to the console as it comes (tee) and to a file; its pid
 # comes from the ready file.
-/bin/tierload "$@" $ideal --duration "$DUR" --report-interval "$RI" \
+/bin/tierload "$@" $ideal --slow-node "$SLOW" --duration "$DUR" --report-interval "$RI" \
 	--ready-file /tmp/ready 2>&1 | tee /tmp/wl.log &
 tpid=$!
 if ! wait_alive $tpid 600 test -s /tmp/ready; then
@@ -101,7 +104,7 @@ numab)
 	echo true >/sys/kernel/mm/numa/demotion_enabled || die "cannot set demotion_enabled"
 	;;
 seed)
-	sh /bin/seed-mtier.sh || die "seed-mtier.sh failed"
+	sh /bin/seed-mtier.sh 0 "$SLOW" || die "seed-mtier.sh failed"
 	;;
 tierd)
 	# damon-tierd leaves numa_balancing alone by default; it is 0 here so
