@@ -117,12 +117,13 @@ static void observe_one(int root, const char *name, const struct obs_cgroup *hin
 	o->stat_err = -ENOENT;
 	if (name[0] == '/') {
 		snprintf(o->path, sizeof(o->path), "%s", name);
-	} else if (hint && hint->present && dir_id(root, hint->path) == hint->id) {
+		o->id = dir_id(root, o->path);
+	} else if (hint && hint->present && hint->id && dir_id(root, hint->path) == hint->id) {
 		memcpy(o->path, hint->path, sizeof(o->path)); /* still where it was */
-	} else if (find_unit(root, name, o->path) < 0) {
-		return;
+		o->id = hint->id;
+	} else if (find_unit(root, name, o->path) == 0) {
+		o->id = dir_id(root, o->path);
 	}
-	o->id = dir_id(root, o->path);
 	if (o->id == 0)
 		return;
 	if (io_path(file, sizeof(file), CGROUP_MOUNT "%s/memory.numa_stat", o->path) < 0)
