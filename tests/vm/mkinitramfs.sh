@@ -13,7 +13,11 @@
 #                    loader it needs (found with ldd),
 #   /usr/local/lib/damon-tierd-tests/guest.sh
 #                    tests/lib/guest.sh, the helpers every guest script
-#                    sources (always there).
+#                    sources (always there),
+#   /bin/tlbtick     tests/vm/tlbtick.c, built here (static); /init starts it
+#                    before the test so that accessed bits come back as on
+#                    hardware (why: tlbtick.c). TLBTICK_US=N on the kernel
+#                    command line sets its period, TLBTICK_US=0 leaves it off.
 #
 # FILES: "SRC" puts SRC at /bin/<basename>; "SRC:DEST" puts it at DEST (an
 # absolute path in the initramfs). A directory SRC is copied recursively.
@@ -103,6 +107,8 @@ ln -s ../bin "$root/usr/sbin"
 chmod 1777 "$root/tmp"
 
 install -m 0755 "$busybox" "$root/bin/busybox"
+"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$root/bin/tlbtick" "$here/tlbtick.c" ||
+	die "cannot build $here/tlbtick.c"
 while read -r applet; do
 	[[ -n $applet && $applet != busybox ]] || continue
 	ln -sf busybox "$root/bin/$applet"
@@ -246,7 +252,11 @@ while read -r m; do
 	insmod "$m" || echo "init: insmod $m failed" >&2
 done </etc/modules.order
 cd /
-echo "DAMON_TIERD_VM_START kernel=$(uname -r)"
+# TCG keeps accessed bits clear on a vCPU no other process runs on: tlbtick.c.
+if [ "${TLBTICK_US:-1000}" != 0 ]; then
+	/bin/tlbtick --period-us "${TLBTICK_US:-1000}" &
+fi
+echo "DAMON_TIERD_VM_START kernel=$(uname -r) tlbtick=${TLBTICK_US:-1000}us"
 sh /test/init-script </dev/null
 rc=$?
 sync

@@ -88,7 +88,7 @@ rc=0
 	--timeout "$timeout_s" --append "$append" --log "$console" || rc=$?
 
 if [[ -n $notes && -s $console ]]; then
-	kver=$(tr -d '\r' <"$console" | sed -n 's/^.*DAMON_TIERD_VM_START kernel=//p' | head -n1)
+	kver=$(tr -d '\r' <"$console" | sed -n 's/^.*DAMON_TIERD_VM_START kernel=\([^ ]*\).*/\1/p' | head -n1)
 	kver=${kver:-unknown}
 	# short version: 6.17.13+deb13-cloud-amd64 -> 6.17
 	short=$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
