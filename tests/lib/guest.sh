@@ -21,6 +21,7 @@ RD_TRIES=${RD_TRIES:-10}
 ADMIN=/sys/kernel/mm/damon/admin/kdamonds
 DAMON_STAT_ENABLED=/sys/module/damon_stat/parameters/enabled
 fails=0
+_failed=""
 dpid=""
 log=/dev/null
 
@@ -30,6 +31,8 @@ pass() { echo "$TAG PASS: $*"; }
 fail() {
 	echo "$TAG FAIL: $*"
 	fails=$((fails + 1))
+	_failed="$_failed
+$TAG failed: $*"
 }
 skip() { echo "$TAG SKIP: $*"; }
 note() { echo "$TAG $*"; }
@@ -57,8 +60,10 @@ at_most() { [ -n "$1" ] && awk "BEGIN { exit !($1 <= $2) }"; }
 not() { ! "$@"; }
 # has FILE TEXT: FILE has the fixed string TEXT.
 has() { grep -qF -- "$2" "$1"; }
-# finish: the "TAG done: N failed" line; succeeds when nothing failed.
+# finish: the failed checks again (the host keeps only the console's tail)
+# and the "TAG done: N failed" line; succeeds when nothing failed.
 finish() {
+	[ -z "$_failed" ] || echo "$_failed" | sed 1d
 	echo "$TAG done: $fails failed"
 	[ "$fails" = 0 ]
 }
