@@ -93,8 +93,17 @@ uint64_t cgroup_fast_mask(const struct plan *p);
  * Pure: add c's rules to the built plan p (plan.h) for view v (NULL: every
  * cgroup absent): memcg filters on the migration schemes and one cgroup
  * scheme per fast_share rule on every promotion kdamond.  Node sizes come
- * from t.
+ * from t.  Where the kernel has fail_charge (7.2), a scheme with a memcg
+ * filter charges its quota CGROUP_FAIL_CHARGE_NUM/DENOM for the bytes it
+ * tried and did not move: DAMOS tries the regions with the highest
+ * priority first, and a filtered cgroup's data, rejected in every pass,
+ * would otherwise use up the quota before anyone else's (a protected
+ * service's idle data on demotion, a promote = no batch job's hot data on
+ * promotion).  The fraction bounds what one pass may try at DENOM/NUM
+ * times the quota.
  */
+#define CGROUP_FAIL_CHARGE_NUM 1
+#define CGROUP_FAIL_CHARGE_DENOM 32
 void cgroup_rules_apply(struct plan *p, const struct config *c, const struct damon_features *f,
 			const struct topology *t, const struct cgroup_view *v);
 

@@ -34,6 +34,7 @@ struct damon_features {
 	bool refresh_each;
 	bool addr_unit;       /* contexts/<C>/addr_unit (6.18) */
 	bool goal_tuner;      /* quotas/goal_tuner (7.1) */
+	bool fail_charge;     /* quotas/fail_charge_{num,denom} (7.2) */
 };
 
 struct damon_module {

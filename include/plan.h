@@ -69,6 +69,10 @@ struct plan_scheme {
 	 * set even without the young filter) */
 	unsigned nr_memcg;
 	struct plan_memcg_filter memcg[PLAN_MAX_MEMCG];
+	/* quotas/fail_charge_{num,denom} (7.2): bytes a scheme tried and did
+	 * not apply are charged num/denom of their size; 0/0 charges them in
+	 * full (cgroup_rules.h says when it is set) */
+	unsigned fail_charge_num, fail_charge_denom;
 };
 
 /* A fast_share rule's own promotion scheme (cgroup_rules.h): scheme

@@ -149,6 +149,10 @@ static void add_memcg(struct plan_scheme *s, const struct damon_features *f, con
 	m->matching = matching;
 	if (s->filter_dir == FILTER_DIR_NONE)
 		s->filter_dir = f->ops_filters ? FILTER_DIR_OPS : FILTER_DIR_LEGACY;
+	if (f->fail_charge) {
+		s->fail_charge_num = CGROUP_FAIL_CHARGE_NUM;
+		s->fail_charge_denom = CGROUP_FAIL_CHARGE_DENOM;
+	}
 }
 
 void cgroup_rules_apply(struct plan *p, const struct config *c, const struct damon_features *f,
@@ -241,6 +245,15 @@ int cgroup_rule_describe(const struct cgroup_rule *r, const struct damon_feature
 			PUT("; below the share demotion rejects its pages too");
 		PUT(";");
 	}
+	if (!f)
+		PUT(" on 7.2 and later a filtered scheme charges its quota 1/%u for bytes it does not move "
+		    "(fail_charge), elsewhere in full;", CGROUP_FAIL_CHARGE_DENOM / CGROUP_FAIL_CHARGE_NUM);
+	else if (f->fail_charge)
+		PUT(" a filtered scheme charges its quota 1/%u for bytes it does not move (fail_charge), so "
+		    "rejected pages do not use it up;", CGROUP_FAIL_CHARGE_DENOM / CGROUP_FAIL_CHARGE_NUM);
+	else
+		PUT(" the pages its filters reject count against the scheme's quota in full (this kernel has "
+		    "no fail_charge, 7.2);");
 #undef PUT
 	if (off > 0 && buf[off - 1] == ';')
 		buf[off - 1] = '\0';

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup_rules.h"
 #include "damon_sysfs.h"
 #include "damon_sysfs_internal.h"
 #include "sysfs_io.h"
@@ -151,6 +152,19 @@ static void add_filters(struct kd_files *l, const struct damon_features *f,
 	}
 }
 
+/* quotas/fail_charge_{num,denom} where the kernel has them, 0/0 included,
+ * so that a commit also turns a charge off. */
+static void add_fail_charge(struct kd_files *l, const struct damon_features *f, unsigned num,
+			    unsigned denom, const char *sd)
+{
+	char b[32];
+
+	if (!f->fail_charge)
+		return;
+	add(l, 0, u64s(b, num), "%squotas/fail_charge_num", sd);
+	add(l, 0, u64s(b, denom), "%squotas/fail_charge_denom", sd);
+}
+
 /* Cgroup scheme i (scheme 1 + hist.n + i, cgroup_rules.h): the migration
  * scheme's action, pattern and window, only the cgroup's pages (a memcg
  * filter rejecting every other page, then the young filter), and its goal.
@@ -195,6 +209,9 @@ static void add_cg_scheme(struct kd_files *l, const struct damon_features *f,
 		if (f->goal_tuner && g->goal.enabled)
 			add(l, 0, "consist", "%squotas/goal_tuner", sd);
 	}
+	/* Its memcg filter rejects every other cgroup's pages. */
+	add_fail_charge(l, f, g->armed ? CGROUP_FAIL_CHARGE_NUM : 0,
+			g->armed ? CGROUP_FAIL_CHARGE_DENOM : 0, sd);
 	add(l, 0, "none", "%swatermarks/metric", sd);
 	/* The filters of a scheme like the migration scheme, but for one
 	 * memcg filter that matches everyone else's pages. */
@@ -280,6 +297,7 @@ static void kd_files_build(unsigned idx, const struct plan_kdamond *kd,
 		if (f->goal_tuner && s->goal.enabled)
 			add(l, 0, s->goal_temporal ? "temporal" : "consist", S "quotas/goal_tuner");
 	}
+	add_fail_charge(l, f, s->fail_charge_num, s->fail_charge_denom, S);
 	add(l, 0, "none", S "watermarks/metric");
 
 	add_filters(l, f, s, S, ctl);

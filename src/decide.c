@@ -442,6 +442,9 @@ unsigned decide_needs(enum rc_state state, const struct runtime *rt, bool period
 		       (verify_due ? OBS_VERIFY : 0) | (control_due ? OBS_MEMINFO | OBS_CHARGE : 0);
 	case RC_REPLAN:
 		return OBS_TOPOLOGY;
+	case RC_SWITCH:
+		/* A kdamond found off is started, not committed (decide_switch). */
+		return rt->owns ? OBS_KDAMONDS : 0;
 	default:
 		return 0;
 	}

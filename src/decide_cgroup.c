@@ -21,7 +21,7 @@ static const char *share_text(unsigned bp, char *buf, size_t n)
 void say_cgroup_rules(const struct decide_input *in, struct decision *d)
 {
 	const struct config *c = in->cfg;
-	char text[640];
+	char text[1024];
 
 	if (c && c->nr_cgroups && in->cgv && in->cgv->err)
 		say(d, LOG_WARNING, "no cgroup v2 hierarchy at /sys/fs/cgroup (no cgroup.controllers): "

@@ -224,6 +224,13 @@ static void rollback(const struct decide_input *in, struct decision *d)
 	d->next = RC_RUNNING;
 }
 
+/* Kdamond i was read this tick and is off. */
+static bool found_off(const struct observation *o, unsigned i)
+{
+	return o && (o->got & OBS_KDAMONDS) && i < o->nr_ours && !o->ours[i].st.err &&
+	       !o->ours[i].st.on;
+}
+
 /* Make in->next_plan the running plan: commit online what changed when the
  * set of kdamonds is the same, otherwise stop ours and set up again. */
 void decide_switch(const struct decide_input *in, struct decision *d)
@@ -257,6 +264,26 @@ void decide_switch(const struct decide_input *in, struct decision *d)
 
 		if (plan_kdamond_equal(&np->kd[i], &op->kd[i]))
 			continue;
+		if (found_off(in->obs, i)) {
+			/* A commit would fail on a kdamond that is off (before
+			 * 6.14 a failed commit also stops it), and the switch
+			 * would come back every tick with supervision waiting
+			 * behind it: start it with the new plan instead. */
+			say(d, LOG_WARNING, "kdamond %u was found off; %s starts it with the new "
+			    "parameters", d->rt.rec.first + i, in->switch_why);
+			d->rt.rec.pids[i] = -1;
+			a = act(d, ACT_START);
+			a->kd = i;
+			a->restart = true;
+			a->next_plan = true;
+			a->abort = true;
+			a->quota_bytes = initial_quota(in, np, i);
+			a->goal_current = r->goal_current;
+			snprintf(a->what, sizeof(a->what), "restart kdamond %u", d->rt.rec.first + i);
+			act_text(a, "%s: restarted kdamond %u with new parameters", in->switch_why,
+				 d->rt.rec.first + i);
+			continue;
+		}
 		/* The controller's quota carries over, within the new cap; its
 		 * next tick adjusts it to the new goals. */
 		if (ns->daemon_quota)

@@ -91,6 +91,7 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 	f.quota_goals = exists_in(root, scheme, "quotas/goals/nr_goals");
 	f.effective_bytes = exists_in(root, scheme, "quotas/effective_bytes");
 	f.goal_tuner = exists_in(root, scheme, "quotas/goal_tuner");
+	f.fail_charge = exists_in(root, scheme, "quotas/fail_charge_denom");
 	f.ops_filters = exists_in(root, scheme, "ops_filters/nr_filters");
 	f.filters = exists_in(root, scheme, "filters/nr_filters");
 
@@ -235,6 +236,7 @@ int features_format(const struct damon_features *f, char *buf, size_t size)
 		{ f->refresh_ms, "refresh_ms" },
 		{ f->addr_unit, "addr_unit" },
 		{ f->goal_tuner, "goal_tuner" },
+		{ f->fail_charge, "fail_charge" },
 	};
 	size_t off = 0;
 

@@ -93,6 +93,7 @@ static const struct feature_row rows[] = {
 	{ FIELD(refresh_each), { MEMBER("damon_sysfs_kdamond", "next_refresh_jiffies") } },
 	{ FIELD(addr_unit), { MEMBER("damon_sysfs_context", "addr_unit") } },
 	{ FIELD(goal_tuner), { MEMBER("damon_sysfs_quotas", "goal_tuner") } },
+	{ FIELD(fail_charge), { MEMBER("damon_sysfs_quotas", "fail_charge_denom") } },
 };
 
 static bool fact_holds(const struct kernel_btf *btf, const struct fact *f)

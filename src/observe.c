@@ -126,7 +126,7 @@ static void observe_features(struct damon_io *io, const struct observe_request *
 		.quota_goals = true, .goal_metric = true, .effective_bytes = true,
 		.node_metrics = true, .intervals_goal = true, .ops_filters = true,
 		.filters = true, .filter_allow = true, .young_filter = true, .refresh_ms = true,
-		.addr_unit = true, .goal_tuner = true, .memcg_goals = true,
+		.addr_unit = true, .goal_tuner = true, .memcg_goals = true, .fail_charge = true,
 	};
 	o->feat_assumed = true;
 	snprintf(o->feat_source, sizeof(o->feat_source),

@@ -424,6 +424,10 @@ static int kd_canon(const struct plan_kdamond *k, char *buf, size_t size)
 			return -ENOBUFS;
 		off += (size_t)n;
 	}
+	n = snprintf(buf + off, size - off, "f%u/%u,", s->fail_charge_num, s->fail_charge_denom);
+	if (n < 0 || (size_t)n >= size - off)
+		return -ENOBUFS;
+	off += (size_t)n;
 	for (unsigned i = 0; i < s->nr_memcg; i++) {
 		n = snprintf(buf + off, size - off, "m%d%s,", s->memcg[i].matching, s->memcg[i].path);
 		if (n < 0 || (size_t)n >= size - off)

@@ -135,7 +135,7 @@ static void test_goal_arithmetic(void **state)
 /* The filters and cgroup schemes each rule adds, on 6.12, 6.17 and 7.3. */
 static void test_apply(void **state)
 {
-	const struct damon_features *feats[] = { &tu_feat_612, &tu_feat_617, &tu_feat_617 };
+	const struct damon_features *feats[] = { &tu_feat_612, &tu_feat_617, &tu_feat_617, &tu_feat_617 };
 	struct config c;
 	struct config_error err;
 	struct obs_cgroups o = { 0 };
@@ -152,11 +152,13 @@ static void test_apply(void **state)
 	obs_set(&o, 1, "batch.slice", "/batch.slice", 8, 0, 10 * MiB);
 	obs_set(&o, 2, "/web", "/web", 9, 10 * MiB, 90 * MiB);
 	cgroup_view_next(&c, &o, 1, NULL, NULL, &v);
-	for (unsigned k = 0; k < 3; k++) {
+	/* k = 3: a 7.2+ kernel, with fail_charge. */
+	for (unsigned k = 0; k < 4; k++) {
 		struct damon_features f = *feats[k];
 		const struct plan_kdamond *dem, *pro;
 
-		f.memcg_goals = k == 2;
+		f.memcg_goals = k >= 2;
+		f.fail_charge = k == 3;
 		assert_int_equal(plan_build_cg(&t, &m, &f, &c, &v, &p, why, sizeof(why)), 0);
 		dem = p.kd[0].role == ROLE_DEMOTE ? &p.kd[0] : &p.kd[1];
 		pro = p.kd[0].role == ROLE_DEMOTE ? &p.kd[1] : &p.kd[0];
@@ -175,8 +177,14 @@ static void test_apply(void **state)
 		assert_true(pro->cg[0].armed && pro->cg[1].armed);
 		assert_string_equal(pro->cg[0].path, "/svc");
 		assert_int_equal(pro->cg[0].goal.nid, pro->to_nid);
-		assert_int_equal(pro->cg[0].goal.metric, k == 2 ? GOAL_NODE_MEMCG_USED_BP : GOAL_USER_INPUT);
-		assert_string_equal(pro->cg[0].goal.path, k == 2 ? "/svc" : "");
+		assert_int_equal(pro->cg[0].goal.metric, k >= 2 ? GOAL_NODE_MEMCG_USED_BP : GOAL_USER_INPUT);
+		assert_string_equal(pro->cg[0].goal.path, k >= 2 ? "/svc" : "");
+		/* Rejected pages charge 1/32 where the kernel can: both
+		 * migration schemes carry a memcg filter. */
+		assert_int_equal(dem->scheme.fail_charge_num, k == 3 ? CGROUP_FAIL_CHARGE_NUM : 0);
+		assert_int_equal(dem->scheme.fail_charge_denom, k == 3 ? CGROUP_FAIL_CHARGE_DENOM : 0);
+		assert_int_equal(pro->scheme.fail_charge_num, k == 3 ? CGROUP_FAIL_CHARGE_NUM : 0);
+		assert_int_equal(pro->scheme.fail_charge_denom, k == 3 ? CGROUP_FAIL_CHARGE_DENOM : 0);
 		assert_int_equal(pro->cg[0].goal.target_value,
 				 cgroup_goal_target_bp(8000, 100 * MiB, t.nodes[0].mem_total));
 		assert_int_equal(pro->cg[1].goal.target_value,
@@ -189,7 +197,13 @@ static void test_apply(void **state)
 	obs_set(&o, 2, "/web", NULL, 0, 0, 0);
 	cgroup_view_next(&c, &o, 1, NULL, NULL, &v);
 	assert_int_equal(plan_build_cg(&t, &m, &tu_feat_617, &c, &v, &p, why, sizeof(why)), 0);
+	struct damon_features f72 = tu_feat_617;
+
+	f72.fail_charge = true;
+	assert_int_equal(plan_build_cg(&t, &m, &f72, &c, &v, &p, why, sizeof(why)), 0);
 	for (unsigned i = 0; i < p.nr_kdamonds; i++) {
+		/* No filter, no reduced charge. */
+		assert_int_equal(p.kd[i].scheme.fail_charge_denom, 0);
 		assert_int_equal(p.kd[i].scheme.nr_memcg, 0);
 		assert_int_equal(p.kd[i].nr_cg, p.kd[i].role == ROLE_PROMOTE ? 2 : 0);
 		for (unsigned j = 0; j < p.kd[i].nr_cg; j++)
@@ -222,7 +236,15 @@ static void test_describe(void **state)
 	assert_non_null(strstr(buf, "a node_memcg_used_bp goal on the fast node"));
 	assert_int_equal(cgroup_rule_describe(&c.cgroups[1], NULL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "cgroup batch.slice: promote = no: a memcg filter rejecting its pages on "
-				 "every promotion scheme, ahead of the young filter");
+				 "every promotion scheme, ahead of the young filter; on 7.2 and later a "
+				 "filtered scheme charges its quota 1/32 for bytes it does not move "
+				 "(fail_charge), elsewhere in full");
+	assert_non_null(strstr(buf, "1/32"));
+	assert_int_equal(cgroup_rule_describe(&c.cgroups[1], &f, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "count against the scheme's quota in full"));
+	f.fail_charge = true;
+	assert_int_equal(cgroup_rule_describe(&c.cgroups[1], &f, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "so rejected pages do not use it up"));
 	assert_int_equal(cgroup_rule_describe(&c.cgroups[2], NULL, buf, sizeof(buf)), 0);
 	assert_non_null(strstr(buf, "below the share demotion rejects its pages too"));
 	assert_int_equal(cgroup_rule_describe(&c.cgroups[0], NULL, buf, 40), -ENOBUFS);

@@ -527,6 +527,26 @@ static void hotplug_switch(struct fx *f)
 	f->next.kd[1].ranges[0].end += 128 * FX_MiB;
 	f->topo.nodes[1].mem_total += 128 * FX_MiB;
 }
+/* A cgroup change meets a kdamond that is off (before 6.14 a refused
+ * commit stops it): started with the new plan, not committed. */
+static void switch_found_off(struct fx *f)
+{
+	f->in.switch_why = "cgroup change";
+	f->in.switch_reload = false;
+	f->next.kd[1].scheme.weight_age = 7;
+	f->next.kd[0].scheme.weight_age = 7;
+	f->obs.ours[1].st = (struct obs_kdamond){ .on = false, .pid = -1 };
+}
+static void check_started_new(const struct fx *f)
+{
+	assert_true(f->d.take_next_plan);
+	assert_int_equal(f->d.a[0].kind, ACT_COMMIT);
+	assert_int_equal(f->d.a[2].kind, ACT_START);
+	assert_true(f->d.a[2].next_plan);
+	assert_true(f->d.a[2].restart);
+	assert_true(f->d.a[2].abort);
+	assert_int_equal(f->d.rt.rec.pids[1], -1);
+}
 /* The controller's quota carries over, within the new cap. */
 static void check_carry(const struct fx *f)
 {
@@ -560,6 +580,8 @@ static const struct dcase switch_cases[] = {
 	  "reload: the kernel rejected the new parameters of kdamond 1", check_rollback },
 	{ "memory hotplug", RC_SWITCH, hotplug_switch, RC_RUNNING, "COMMIT:1 SAVE_RECORD",
 	  "memory hotplug: committed new parameters to kdamond 1", check_hotplug_seen },
+	{ "a kdamond found off", RC_SWITCH, switch_found_off, RC_RUNNING, "COMMIT:0 LOG START:1 SAVE_RECORD",
+	  "kdamond 1 was found off; cgroup change starts it with the new parameters", check_started_new },
 };
 
 static void test_switch(void **state)

@@ -450,7 +450,7 @@ static void compare_profile(const char *fixture, enum fake_profile prof, struct 
 #define EQ(x) if (b.x != w.x) fail_msg("%s: %s: btf %d, write probe %d", fixture, #x, b.x, w.x)
 	EQ(sysfs); EQ(paddr); EQ(migrate); EQ(apply_interval); EQ(quota_goals); EQ(goal_metric);
 	EQ(effective_bytes); EQ(node_metrics); EQ(intervals_goal); EQ(ops_filters); EQ(filters);
-	EQ(filter_allow); EQ(young_filter); EQ(refresh_ms); EQ(addr_unit); EQ(goal_tuner);
+	EQ(filter_allow); EQ(young_filter); EQ(refresh_ms); EQ(addr_unit); EQ(goal_tuner); EQ(fail_charge);
 #undef EQ
 	/* No file tells whether refresh_ms refreshes each kdamond. */
 	w.refresh_each = b.refresh_each;

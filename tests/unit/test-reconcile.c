@@ -1092,6 +1092,15 @@ static void test_cgroup_kernel_goal(void **state)
 	expect_file(e, 1, "1/quotas/goals/0/target_metric", "node_memcg_used_bp");
 	expect_file(e, 1, "1/quotas/goals/0/path", "/svc");
 	expect_file(e, 1, "1/quotas/goals/0/nid", "0");
+	/* 7.2+: a scheme with a memcg filter charges what it did not move
+	 * 1/32 (cgroup_rules.h), one without charges it in full. */
+	assert_true(tu_log_contains("charges its quota 1/32 for bytes it does not move"));
+	expect_file(e, 0, "0/quotas/fail_charge_num", "1");
+	expect_file(e, 0, "0/quotas/fail_charge_denom", "32");
+	expect_file(e, 1, "1/quotas/fail_charge_num", "1");
+	expect_file(e, 1, "1/quotas/fail_charge_denom", "32");
+	expect_file(e, 1, "0/quotas/fail_charge_num", "0");
+	expect_file(e, 1, "0/quotas/fail_charge_denom", "0");
 	tu_log_capture_stop();
 	env_free(e);
 }
