@@ -103,6 +103,20 @@ bool qctl_should_commit(uint64_t cur, uint64_t next, unsigned ticks);
  * filter and pages already moved are its losses), and a promotion quota
  * that overshoots pushes the fast node into its watermarks: at most 4x. */
 #define QCTL_PROMOTE_GAIN_MAX 4u
+/* A promotion scheme whose memcg filter rejects a cgroup's pages (a
+ * promote = no rule) on a kernel that charges them in full (before 7.2, no
+ * fail_charge): those pages are the hottest regions and take every pass's
+ * quota first, so the gain may go as high as the kernel's own remedy lets a
+ * pass try (cgroup_rules.h: 1/32). */
+#define QCTL_FILTERED_GAIN_MAX 32u
+
+/*
+ * Pure: what a pass that tried `tried` bytes and applied `applied` charged
+ * its quota: all of it, or with fail_charge num/denom (denom > 0, 7.2)
+ * the applied bytes plus num/denom of the rest.  The gain is measured
+ * against this, so that a reduced charge is not made up for twice.
+ */
+uint64_t qctl_charged(uint64_t tried, uint64_t applied, unsigned num, unsigned denom);
 
 /* The next gain after a tick in which the scheme tried `tried` and applied
  * `applied` bytes.  Too little tried to tell (less than a page) keeps it. */

@@ -27,8 +27,10 @@ static unsigned measure_gain(const struct decide_input *in, struct decision *d, 
 {
 	const struct obs_ours *k = &in->obs->ours[i];
 	struct kd_runtime *r = &d->rt.kd[i];
-	unsigned max = in->plan->kd[i].role == ROLE_PROMOTE ? QCTL_PROMOTE_GAIN_MAX
-							    : QCTL_DEMOTE_GAIN_MAX;
+	const struct plan_scheme *s = &in->plan->kd[i].scheme;
+	unsigned max = in->plan->kd[i].role != ROLE_PROMOTE ? QCTL_DEMOTE_GAIN_MAX
+		       : s->nr_memcg && !s->fail_charge_denom ? QCTL_FILTERED_GAIN_MAX
+							      : QCTL_PROMOTE_GAIN_MAX;
 
 	if (k->charge_err) {
 		r->tried = UINT64_MAX;
@@ -41,7 +43,10 @@ static unsigned measure_gain(const struct decide_input *in, struct decision *d, 
 	if (!k->have_charge)
 		return r->gain;
 	if (r->tried != UINT64_MAX && k->tried >= r->tried && k->applied >= r->applied)
-		r->gain = qctl_gain_update(r->gain, k->tried - r->tried, k->applied - r->applied, max);
+		r->gain = qctl_gain_update(r->gain,
+					   qctl_charged(k->tried - r->tried, k->applied - r->applied,
+							s->fail_charge_num, s->fail_charge_denom),
+					   k->applied - r->applied, max);
 	r->tried = k->tried;
 	r->applied = k->applied;
 	return r->gain;

@@ -80,6 +80,19 @@ unsigned qctl_gain_update(unsigned gain, uint64_t tried, uint64_t applied, unsig
 	return (unsigned)(g > top ? top : g);
 }
 
+uint64_t qctl_charged(uint64_t tried, uint64_t applied, unsigned num, unsigned denom)
+{
+	uint64_t failed;
+
+	if (denom == 0 || applied >= tried)
+		return tried;
+	failed = tried - applied;
+	/* failed * num / denom without overflow: num <= denom here. */
+	if (num >= denom)
+		return tried;
+	return applied + failed / denom * num + failed % denom * num / denom;
+}
+
 uint64_t qctl_gain_apply(uint64_t bytes, unsigned gain, uint64_t cap)
 {
 	uint64_t q;

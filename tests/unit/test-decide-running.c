@@ -290,6 +290,26 @@ static void poor_yield(struct fx *f)
 	f->obs.ours[0].tried = 100 * FX_MiB;
 	f->obs.ours[0].applied = FX_MiB;
 }
+/* 7.2+: a memcg-filtered scheme charges 1/32 of what failed; the gain is
+ * measured against that charge, not against all it tried. */
+static void poor_yield_fail_charge(struct fx *f)
+{
+	poor_yield(f);
+	f->plan.kd[0].scheme.nr_memcg = 1;
+	f->plan.kd[0].scheme.fail_charge_num = 1;
+	f->plan.kd[0].scheme.fail_charge_denom = 32;
+}
+/* Before 7.2, a promote = no filter's rejected pages charge in full:
+ * promotion's gain may go past its usual 4x. */
+static void filtered_promotion(struct fx *f)
+{
+	deficit(f);
+	f->plan.kd[1].scheme.nr_memcg = 1;
+	f->rt.kd[1].tried = f->rt.kd[1].applied = 0;
+	f->obs.ours[1].have_charge = true;
+	f->obs.ours[1].tried = 100 * FX_MiB;
+	f->obs.ours[1].applied = FX_MiB;
+}
 static void counters_back(struct fx *f)
 {
 	poor_yield(f);
@@ -344,6 +364,22 @@ static void check_gain(const struct fx *f)
 	assert_int_equal(f->d.a[0].value, qctl_gain_apply(want_demote(f), gain, levels(f)->cap));
 	assert_int_equal(f->d.rt.kd[0].tried, 100 * FX_MiB);
 }
+static void check_gain_charged(const struct fx *f)
+{
+	uint64_t charged = qctl_charged(100 * FX_MiB, FX_MiB, 1, 32);
+
+	assert_int_equal(charged, FX_MiB + 99 * FX_MiB / 32);
+	assert_int_equal(f->d.rt.kd[0].gain,
+			 qctl_gain_update(QCTL_GAIN_ONE, charged, FX_MiB, QCTL_DEMOTE_GAIN_MAX));
+	assert_true(f->d.rt.kd[0].gain < qctl_gain_update(QCTL_GAIN_ONE, 100 * FX_MiB, FX_MiB,
+							   QCTL_DEMOTE_GAIN_MAX));
+}
+static void check_filtered_gain(const struct fx *f)
+{
+	assert_int_equal(f->d.rt.kd[1].gain,
+			 qctl_gain_update(QCTL_GAIN_ONE, 100 * FX_MiB, FX_MiB, QCTL_FILTERED_GAIN_MAX));
+	assert_true(f->d.rt.kd[1].gain > QCTL_PROMOTE_GAIN_MAX * QCTL_GAIN_ONE);
+}
 static void check_no_gain(const struct fx *f)
 {
 	assert_int_equal(f->d.rt.kd[0].gain, QCTL_GAIN_ONE);
@@ -367,6 +403,10 @@ static const struct dcase control_cases[] = {
 	{ "within the hysteresis", RC_RUNNING, deficit_settled, RC_RUNNING, "", NULL, NULL },
 	{ "below the floor", RC_RUNNING, below_floor, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL, check_floor },
 	{ "1% yield", RC_RUNNING, poor_yield, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL, check_gain },
+	{ "1% yield, fail_charge 1/32", RC_RUNNING, poor_yield_fail_charge, RC_RUNNING,
+	  "SET_QUOTA:0 SET_QUOTA:1", NULL, check_gain_charged },
+	{ "1% promotion yield, a memcg filter before 7.2", RC_RUNNING, filtered_promotion, RC_RUNNING,
+	  "SET_QUOTA:0", NULL, check_filtered_gain },
 	{ "counters went back", RC_RUNNING, counters_back, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL,
 	  check_no_gain },
 	{ "charge unreadable", RC_RUNNING, charge_unreadable, RC_RUNNING, "LOG SET_QUOTA:0 SET_QUOTA:1",

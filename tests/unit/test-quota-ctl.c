@@ -103,6 +103,14 @@ static void test_gain(void **state)
 	/* A scheme limited to a gain of 1 stays at 1. */
 	assert_int_equal(qctl_gain_update(one, 100 * MiB, 1 * MiB, 1), one);
 
+	/* The charge: in full without fail_charge, else applied plus
+	 * num/denom of the rest. */
+	assert_int_equal(qctl_charged(100 * MiB, MiB, 0, 0), 100 * MiB);
+	assert_int_equal(qctl_charged(100 * MiB, MiB, 1, 32), MiB + 99 * MiB / 32);
+	assert_int_equal(qctl_charged(100 * MiB, 0, 0, 32), 0);
+	assert_int_equal(qctl_charged(MiB, 2 * MiB, 1, 32), MiB);
+	assert_int_equal(qctl_charged(100 * MiB, MiB, 32, 32), 100 * MiB);
+
 	/* Applying: the quota scaled within the cap; a stop stays a stop. */
 	assert_int_equal(qctl_gain_apply(MiB, 4 * one, 100 * MiB), 4 * MiB);
 	assert_int_equal(qctl_gain_apply(MiB, 4 * one, 2 * MiB), 2 * MiB);
