@@ -209,6 +209,10 @@ static void rollback(const struct decide_input *in, struct decision *d)
 	say(d, LOG_ERR, "%s: the kernel rejected the new parameters of kdamond %u (%s): %s; keeping "
 	    "the previous configuration", in->switch_why, d->rt.rec.first + f->kd, f->path,
 	    strerror(-f->err));
+	/* A reload is tried once; a cgroup change comes back every tick
+	 * until the kernel takes it. */
+	if (!in->switch_reload)
+		d->a[d->n - 1].limit = LIMIT_SUPERVISE;
 	a = act(d, ACT_RESTAGE);
 	a->kd = f->kd;
 	a->quota_bytes = d->rt.kd[f->kd].quota_bytes;

@@ -556,8 +556,21 @@ static void check_carry(const struct fx *f)
 	assert_true(f->d.a[0].abort);
 	assert_true(f->d.a[1].next_plan);
 }
+/* The same for a cgroup change, which comes back every tick: its error
+ * is rate-limited (a reload's is not). */
+static void cgroup_rejected(struct fx *f)
+{
+	reload_rejected(f);
+	f->in.switch_why = "cgroup change";
+	f->in.switch_reload = false;
+}
+static void check_rollback_limited(const struct fx *f)
+{
+	assert_int_equal(f->d.a[0].limit, LIMIT_SUPERVISE);
+}
 static void check_rollback(const struct fx *f)
 {
+	assert_int_equal(f->d.a[0].limit, LIMIT_NONE);
 	assert_false(f->d.take_next_plan);
 	assert_false(f->d.rt.failure.set);
 	assert_false(f->d.a[2].next_plan);
@@ -578,6 +591,8 @@ static const struct dcase switch_cases[] = {
 	  NULL, NULL },
 	{ "the kernel refuses kdamond 1", RC_SWITCH, reload_rejected, RC_RUNNING, "LOG RESTAGE:1 COMMIT:0",
 	  "reload: the kernel rejected the new parameters of kdamond 1", check_rollback },
+	{ "the kernel refuses a cgroup change", RC_SWITCH, cgroup_rejected, RC_RUNNING, "LOG RESTAGE:1 COMMIT:0",
+	  "cgroup change: the kernel rejected the new parameters of kdamond 1", check_rollback_limited },
 	{ "memory hotplug", RC_SWITCH, hotplug_switch, RC_RUNNING, "COMMIT:1 SAVE_RECORD",
 	  "memory hotplug: committed new parameters to kdamond 1", check_hotplug_seen },
 	{ "a kdamond found off", RC_SWITCH, switch_found_off, RC_RUNNING, "COMMIT:0 LOG START:1 SAVE_RECORD",
