@@ -40,6 +40,20 @@ static void commit(struct decision *d, unsigned i, bool next_plan, uint64_t quot
 	a->goal_current = goal;
 }
 
+/* Start kdamond i again (it was found off): its pid is gone. */
+static struct action *restart(struct decision *d, unsigned i, uint64_t quota, uint64_t goal)
+{
+	struct action *a = act(d, ACT_START);
+
+	d->rt.rec.pids[i] = -1;
+	a->kd = i;
+	a->restart = true;
+	a->quota_bytes = quota;
+	a->goal_current = goal;
+	snprintf(a->what, sizeof(a->what), "restart kdamond %u", d->rt.rec.first + i);
+	return a;
+}
+
 static void feed_goal(const struct decide_input *in, struct decision *d, unsigned i)
 {
 	const struct plan_goal *g = &in->plan->kd[i].scheme.goal;
@@ -81,13 +95,7 @@ static void supervise(const struct decide_input *in, struct decision *d, bool *r
 			say(d, LOG_WARNING, "kdamond %u (%s node%d -> node%d) was found off (pid %" PRId64
 			    " gone); restarting it", idx, plan_role_name(kd->role), kd->from_nid,
 			    kd->to_nid, rt->rec.pids[i]);
-			rt->rec.pids[i] = -1;
-			a = act(d, ACT_START);
-			a->kd = i;
-			a->restart = true;
-			a->quota_bytes = initial_quota(in, p, i);
-			a->goal_current = goal_value(in, p, i);
-			snprintf(a->what, sizeof(a->what), "restart kdamond %u", idx);
+			a = restart(d, i, initial_quota(in, p, i), goal_value(in, p, i));
 			act_text(a, "restarted kdamond %u", idx);
 			restarting[i] = true;
 			rt->repaired = true;
@@ -275,15 +283,9 @@ void decide_switch(const struct decide_input *in, struct decision *d)
 			 * behind it: start it with the new plan instead. */
 			say(d, LOG_WARNING, "kdamond %u was found off; %s starts it with the new "
 			    "parameters", d->rt.rec.first + i, in->switch_why);
-			d->rt.rec.pids[i] = -1;
-			a = act(d, ACT_START);
-			a->kd = i;
-			a->restart = true;
+			a = restart(d, i, initial_quota(in, np, i), r->goal_current);
 			a->next_plan = true;
 			a->abort = true;
-			a->quota_bytes = initial_quota(in, np, i);
-			a->goal_current = r->goal_current;
-			snprintf(a->what, sizeof(a->what), "restart kdamond %u", d->rt.rec.first + i);
 			act_text(a, "%s: restarted kdamond %u with new parameters", in->switch_why,
 				 d->rt.rec.first + i);
 			continue;
