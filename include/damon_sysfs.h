@@ -122,11 +122,13 @@ struct scheme_stats {
 int damon_read_stats(struct damon_io *io, unsigned idx, bool intervals_goal, bool refresh,
 		     struct scheme_stats *ret);
 
-/* Read scheme 0's sz_tried and sz_applied as they are (no refresh command:
- * for kdamonds with refresh_ms, which on 6.17 may leave them tens of seconds
- * old; see damon_set_quota), and with ret_passed its sz_ops_filter_passed
- * (6.14 and later).  All or nothing. */
-int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
+/* Read scheme 0's sz_tried and sz_applied, and with ret_passed its
+ * sz_ops_filter_passed (6.14 and later).  With `refresh`, after an
+ * update_schemes_stats command (kernels without refresh_ms, or a kdamond
+ * whose refresh_ms is off); without, as the files are (refresh_ms keeps
+ * them current, on 6.17 up to tens of seconds late: see damon_set_quota).
+ * All or nothing. */
+int damon_read_charge(struct damon_io *io, unsigned idx, bool refresh, uint64_t *ret_tried,
 		      uint64_t *ret_applied, uint64_t *ret_passed);
 
 /* Read the sz_tried of the n histogram schemes (1..n, plan.h) into

@@ -208,7 +208,7 @@ static int read_u64_files(struct damon_io *io, unsigned idx, const struct u64_fi
 	return 0;
 }
 
-int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
+int damon_read_charge(struct damon_io *io, unsigned idx, bool refresh, uint64_t *ret_tried,
 		      uint64_t *ret_applied, uint64_t *ret_passed)
 {
 	uint64_t tried, applied, passed = 0;
@@ -217,8 +217,11 @@ int damon_read_charge(struct damon_io *io, unsigned idx, uint64_t *ret_tried,
 		{ "contexts/0/schemes/0/stats/sz_applied", &applied, true },
 		{ "contexts/0/schemes/0/stats/sz_ops_filter_passed", &passed, ret_passed != NULL },
 	};
-	int r = read_u64_files(io, idx, t, sizeof(t) / sizeof(t[0]));
+	int r = refresh ? damon_state_cmd(io, idx, "update_schemes_stats") : 0;
 
+	if (r < 0)
+		return r;
+	r = read_u64_files(io, idx, t, sizeof(t) / sizeof(t[0]));
 	if (r < 0)
 		return r;
 	*ret_tried = tried;

@@ -21,7 +21,8 @@
 
 /* The yield gain of kdamond i after this tick's charge counters (copied by
  * refresh_ms, late on 6.17: counters that did not move keep the gain, and
- * the next move is measured over the whole span).  A read error or counters
+ * the next move is measured over the whole span; refreshed by command
+ * before 6.17).  A read error or counters
  * that went back (a restart) only restart the measurement. */
 static unsigned measure_gain(const struct decide_input *in, struct decision *d, unsigned i)
 {
@@ -236,12 +237,12 @@ void decide_control(const struct decide_input *in, struct decision *d, const boo
 		/* Every kdamond that promotes into a fast node gets all of its
 		 * room (three tiers: nodes 1 and 2 both promote into node 0).
 		 * Splitting it evenly halved promotion where only one of them
-		 * had hot pages (6.12, no yield gain: 88% of the hot set on
-		 * node 0 after 100 s instead of 90%); the cost is that a tick
-		 * in which both find hot pages may fill the node past its floor
-		 * twice over, and promotion then waits below the floor. */
-		if (kd->refresh_ms > 0)
-			next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);
+		 * had hot pages (measured on 6.12 before it had a yield gain:
+		 * 88% of the hot set on node 0 after 100 s instead of 90%); the
+		 * cost is that a tick in which both find hot pages may fill the
+		 * node past its floor twice over, and promotion then waits
+		 * below the floor. */
+		next = qctl_gain_apply(next, measure_gain(in, d, i), cal->levels.cap);
 		if (r->ticks < UINT32_MAX)
 			r->ticks++;
 		wanted_bounds(kd, ranked ? &x : NULL, &nr_min, &nr_max, &young);

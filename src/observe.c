@@ -193,12 +193,15 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 			if (k->hist_err && !k->failed_path[0])
 				note_path(k->failed_path, io->failed_path);
 		}
-		/* refresh_ms keeps the charge counters current enough (and
-		 * the histogram's command just refreshed them); without either
-		 * the controller does without them. */
+		/* refresh_ms keeps the charge counters current enough, and
+		 * the histogram's command just refreshed them; without either
+		 * (before 6.17) a command per tick does.  A dry run sends no
+		 * command: what the files say is enough to show a plan. */
 		if ((rq->need & OBS_CHARGE) && kd->scheme.daemon_quota &&
-		    (kd->refresh_ms > 0 || k->have_hist)) {
-			k->charge_err = damon_read_charge(io, idx, &k->tried, &k->applied,
+		    (kd->refresh_ms > 0 || k->have_hist || !rq->dry_run)) {
+			bool cmd = kd->refresh_ms == 0 && !k->have_hist;
+
+			k->charge_err = damon_read_charge(io, idx, cmd, &k->tried, &k->applied,
 							  io->feat.filter_allow ? &k->passed : NULL);
 			k->have_charge = k->charge_err == 0;
 			k->have_passed = k->have_charge && io->feat.filter_allow;

@@ -171,6 +171,36 @@ static void test_on_off_and_read(void **state)
 	env_free(e);
 }
 
+/* Before 6.17 (no refresh_ms) the controller's charge counters come from
+ * an update_schemes_stats command; with refresh the files are read as
+ * they are. */
+static void test_read_charge(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_12);
+	const struct fake_scheme_stats st = { .sz_tried = 96 << 20, .sz_applied = 3 << 20 };
+	uint64_t tried = 7, applied = 7;
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	fake_damon_set_scheme_stats(e->fd, 0, 0, &st);
+	unsigned cmds = fake_damon_count(e->fd, "update_schemes_stats");
+
+	assert_int_equal(damon_read_charge(&e->io, 0, false, &tried, &applied, NULL), 0);
+	assert_int_equal(tried, 0);
+	assert_int_equal(fake_damon_count(e->fd, "update_schemes_stats"), cmds);
+	assert_int_equal(damon_read_charge(&e->io, 0, true, &tried, &applied, NULL), 0);
+	assert_int_equal(tried, 96 << 20);
+	assert_int_equal(applied, 3 << 20);
+	assert_int_equal(fake_damon_count(e->fd, "update_schemes_stats"), cmds + 1);
+
+	/* A command the kernel refuses (the kdamond stopped) leaves the
+	 * outputs as they were. */
+	assert_int_equal(damon_state_cmd(&e->io, 0, "off"), 0);
+	assert_true(damon_read_charge(&e->io, 0, true, &tried, &applied, NULL) < 0);
+	assert_int_equal(tried, 96 << 20);
+	env_free(e);
+}
+
 /* damon_start() turns the kdamond on with its scheme matching nothing;
  * damon_arm() waits for the first quota window, then commits the plan. */
 static void start_and_arm(enum fake_profile prof)
@@ -404,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_stage_617),
 		cmocka_unit_test(test_stage_612_legacy_filter),
 		cmocka_unit_test(test_on_off_and_read),
+		cmocka_unit_test(test_read_charge),
 		cmocka_unit_test(test_start_and_arm),
 		cmocka_unit_test(test_arm_without_effective_quota),
 		cmocka_unit_test(test_arm_unreadable_effective_quota),

@@ -290,6 +290,13 @@ static void poor_yield(struct fx *f)
 	f->obs.ours[0].tried = 100 * FX_MiB;
 	f->obs.ours[0].applied = FX_MiB;
 }
+/* Before 6.17 (no refresh_ms) the counters come by command: same gain. */
+static void poor_yield_no_refresh(struct fx *f)
+{
+	poor_yield(f);
+	f->plan.kd[0].refresh_ms = 0;
+	f->plan.kd[1].refresh_ms = 0;
+}
 /* 7.2+: a memcg-filtered scheme charges 1/32 of what failed; the gain is
  * measured against that charge, not against all it tried. */
 static void poor_yield_fail_charge(struct fx *f)
@@ -403,6 +410,8 @@ static const struct dcase control_cases[] = {
 	{ "within the hysteresis", RC_RUNNING, deficit_settled, RC_RUNNING, "", NULL, NULL },
 	{ "below the floor", RC_RUNNING, below_floor, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL, check_floor },
 	{ "1% yield", RC_RUNNING, poor_yield, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL, check_gain },
+	{ "1% yield, no refresh_ms", RC_RUNNING, poor_yield_no_refresh, RC_RUNNING,
+	  "SET_QUOTA:0 SET_QUOTA:1", NULL, check_gain },
 	{ "1% yield, fail_charge 1/32", RC_RUNNING, poor_yield_fail_charge, RC_RUNNING,
 	  "SET_QUOTA:0 SET_QUOTA:1", NULL, check_gain_charged },
 	{ "1% promotion yield, a memcg filter before 7.2", RC_RUNNING, filtered_promotion, RC_RUNNING,
