@@ -69,23 +69,26 @@ pids0=$(pids)
 fdir=ops_filters
 [ -d $KD/0/contexts/0/schemes/0/ops_filters ] || fdir=filters
 S=contexts/0/schemes
+# The fast_share scheme is promotion's last: the ranked exchange's stat
+# schemes, when on, sit between it and the migration scheme.
+FS=$(($(cat $KD/1/$S/nr_schemes) - 1))
 section_begin sysfs-filters
-grep -r . $KD/0/$S/0/$fdir $KD/1/$S/0/$fdir $KD/1/$S/1/$fdir $KD/1/$S/1/quotas/goals 2>/dev/null
+grep -r . $KD/0/$S/0/$fdir $KD/1/$S/0/$fdir $KD/1/$S/$FS/$fdir $KD/1/$S/$FS/quotas/goals 2>/dev/null
 section_end sysfs-filters
 path_of() { cat "$KD/$1/$S/$2/$fdir/$3/memcg_path" 2>/dev/null; }
 check "demotion's first filter is /svc's memcg filter" eq "$(path_of 0 0 0)" /svc
 check "promotion's first filter is /batch's memcg filter" eq "$(path_of 1 0 0)" /batch
 check "the young filter follows them" eq "$(cat $KD/0/$S/0/$fdir/1/type)" young
-check "the fast_share scheme takes only /svc's pages" eq "$(path_of 1 1 0)" /svc
-metric=$(cat $KD/1/$S/1/quotas/goals/0/target_metric)
-if [ -e $KD/1/$S/1/quotas/goals/0/path ]; then
+check "the fast_share scheme takes only /svc's pages" eq "$(path_of 1 $FS 0)" /svc
+metric=$(cat $KD/1/$S/$FS/quotas/goals/0/target_metric)
+if [ -e $KD/1/$S/$FS/quotas/goals/0/path ]; then
 	check "fast_share: a node_memcg_used_bp goal for /svc" eq "$metric" node_memcg_used_bp
-	check "fast_share goal's cgroup" eq "$(cat $KD/1/$S/1/quotas/goals/0/path)" /svc
+	check "fast_share goal's cgroup" eq "$(cat $KD/1/$S/$FS/quotas/goals/0/path)" /svc
 	check "the log says the kernel measures it" has_log "node_memcg_used_bp goal on the fast node"
 else
 	check "fast_share: a user_input goal" eq "$metric" user_input
 	check "the log says the daemon feeds it" has_log "user_input goal the daemon feeds from memory.numa_stat"
-	fed() { [ "$(cat $KD/1/$S/1/quotas/goals/0/current_value)" -gt 0 ]; }
+	fed() { [ "$(cat $KD/1/$S/$FS/quotas/goals/0/current_value)" -gt 0 ]; }
 	check "the daemon fed the goal" wait_alive "$dpid" 30 fed
 fi
 check "/late not found at start: a warning" has_log "cgroup /late: not found"
