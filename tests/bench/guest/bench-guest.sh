@@ -151,6 +151,10 @@ dem0=$(vmstat_sum '^pgdemote_')
 nbm0=$(vmstat_sum '^numa_pages_migrated$')
 dt0=$(ticks "$dpid")
 kt0=$(sum_ticks "$kd0")
+# Each kdamond's own ticks at the start, "PID:TICKS ...", for the split of
+# the CPU column between them in the log.
+kt0_each=""
+for q in $kd0; do kt0_each="$kt0_each $q:$(ticks "$q")"; done
 st0=$(sum_ticks "$ks0")
 up0=$(uptime_s)
 kill -USR1 "$wpid"
@@ -184,7 +188,9 @@ if [ -n "$kd0" ]; then
 	k=0
 	while [ "$k" -lt "$n" ]; do
 		S=$A/$k/contexts/0/schemes/0
-		echo "BENCH GUEST kdamond $k $(cat $S/action): nr_tried=$(cat $S/stats/nr_tried) sz_tried=$(cat $S/stats/sz_tried) nr_applied=$(cat $S/stats/nr_applied) sz_applied=$(cat $S/stats/sz_applied) qt_exceeds=$(cat $S/stats/qt_exceeds) sample_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/sample_us)"
+		q=$(rd_or "$A/$k/pid" "")
+		t0=$(echo "$kt0_each" | tr ' ' '\n' | sed -n "s/^$q:\([0-9]*\)$/\1/p")
+		echo "BENCH GUEST kdamond $k $(cat $S/action): nr_tried=$(cat $S/stats/nr_tried) sz_tried=$(cat $S/stats/sz_tried) nr_applied=$(cat $S/stats/nr_applied) sz_applied=$(cat $S/stats/sz_applied) qt_exceeds=$(cat $S/stats/qt_exceeds) sample_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/sample_us) aggr_us=$(cat $A/$k/contexts/0/monitoring_attrs/intervals/aggr_us) ticks=$(($(ticks "$q") - ${t0:-0}))"
 		k=$((k + 1))
 	done
 	# Over the run only, like the other counters (setup-time work left out).
