@@ -85,11 +85,20 @@ int damon_arm(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 /* Stage (running) and commit: the way to change a running kdamond.  On
  * failure the running kernel context is unchanged (the kernel tests a commit
  * on a scratch context first); the staged files are then the caller's to
- * restore. */
+ * restore.  Before 6.14 the kernel has no scratch context: a refused commit
+ * stops the kdamond and the write still succeeds, so this returns -ESRCH
+ * (failed path: the kdamond's state) when state reads "off" afterwards. */
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
 /* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
+
+/* Write "commit" to kdamond idx's state, then read state back: "off" means
+ * the kernel refused the commit and stopped the kdamond (before 6.14 the
+ * write does not say so): -ESRCH, io->failed_path names the state file.
+ * Best effort: the kdamond may still be stopping when state is read, and a
+ * read that fails is not an error; the next supervision pass sees it off. */
+int damon_commit_cmd(struct damon_io *io, unsigned idx);
 
 /* Write only quotas/bytes (kd->scheme.quota_bytes, the daemon controller's
  * value) and commit it; the tuned intervals survive. */

@@ -172,6 +172,21 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 	return damon_write_retry(io, path, cmd);
 }
 
+int damon_commit_cmd(struct damon_io *io, unsigned idx)
+{
+	char path[160], v[32];
+	int r;
+
+	r = damon_state_cmd(io, idx, "commit");
+	if (r < 0 || io->dry_run)
+		return r;
+	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/state", idx);
+	if (r < 0 || read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
+		return 0;
+	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+	return -ESRCH;
+}
+
 static int read_u64_at(struct damon_io *io, const char *dir, const char *rel, uint64_t *ret)
 {
 	char path[256];

@@ -334,7 +334,7 @@ static int commit_keeping_tuning(struct damon_io *io, unsigned idx, const struct
 		if (r < 0)
 			return r;
 	}
-	return damon_state_cmd(io, idx, "commit");
+	return damon_commit_cmd(io, idx);
 }
 
 /* With hold (damon_commit only), refresh_ms is left at 0 when intervals are
@@ -423,7 +423,7 @@ int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *k
 
 	r = stage(io, idx, kd, true, true, false);
 	if (r == 0)
-		r = damon_state_cmd(io, idx, "commit");
+		r = damon_commit_cmd(io, idx);
 	if (io->feat.refresh_ms) {
 		/* Whatever happened, refresh goes back on (it is read live). */
 		int q;

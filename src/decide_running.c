@@ -206,8 +206,9 @@ void decide_replan(const struct decide_input *in, struct decision *d)
 
 /* The kernel refused a commit of the new plan: all or nothing, the
  * kdamonds already switched go back, the refused one's staged files too.
- * The kernel tests a commit on a scratch context first, so the refused
- * kdamond still runs the old parameters. */
+ * From 6.14 the kernel tests a commit on a scratch context first, so the
+ * refused kdamond still runs the old parameters; before, it stops
+ * (damon_commit_cmd: -ESRCH) and supervision starts it again. */
 static void rollback(const struct decide_input *in, struct decision *d)
 {
 	const struct failure *f = &in->rt->failure;
@@ -215,8 +216,10 @@ static void rollback(const struct decide_input *in, struct decision *d)
 
 	d->rt.failure.set = false;
 	say(d, LOG_ERR, "%s: the kernel rejected the new parameters of kdamond %u (%s): %s; keeping "
-	    "the previous configuration", in->switch_why, d->rt.rec.first + f->kd, f->path,
-	    strerror(-f->err));
+	    "the previous configuration%s", in->switch_why, d->rt.rec.first + f->kd, f->path,
+	    strerror(-f->err),
+	    f->err == -ESRCH ? " (the kernel stopped the kdamond, as before 6.14 a refused commit "
+			       "does: the next period starts it again; the kernel log says why)" : "");
 	/* A reload is tried once; a cgroup change comes back every tick
 	 * until the kernel takes it. */
 	if (!in->switch_reload)

@@ -31,7 +31,8 @@
  *    the previous context, so later commands get -EINVAL as if never started.
  *    "off" (-EINVAL if never started, else 0).  "commit" and the update
  *    commands: never started -> -EINVAL, stopped -> -ECANCELED; an invalid
- *    commit leaves the running config.  "update_schemes_stats" copies the
+ *    commit leaves the running config (6.12: stops the kdamond and the
+ *    write returns 0, as before 6.14).  "update_schemes_stats" copies the
  *    fake's stats into stats/ *, "update_schemes_effective_quotas" into
  *    quotas/effective_bytes, "update_tuned_intervals" the running (tuned)
  *    sample/aggr into intervals/; "clear_schemes_tried_regions" works without

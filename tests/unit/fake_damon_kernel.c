@@ -411,6 +411,14 @@ int fk_state_write(struct fake_damon *fk, unsigned idx, const char *cmd)
 
 	if (strcmp(cmd, "commit") == 0) {
 		r = validate_ctx(fk, idx);
+		if (r < 0 && fk->profile == FAKE_KERNEL_6_12) {
+			/* Before 6.14 the kdamond applies a commit itself and
+			 * stops on an error; the write has already returned 0. */
+			kd->running = false;
+			kd->pid = -1;
+			fk_kd_files(fk, idx);
+			return 0;
+		}
 		if (r < 0)
 			return r;
 		fk_take_ctx(fk, idx, false);

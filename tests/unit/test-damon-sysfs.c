@@ -354,6 +354,30 @@ static void test_kernel_rejects(void **state)
 	env_free(e);
 }
 
+/* A refused commit: from 6.14 the write fails and the kdamond runs on; before,
+ * the write succeeds and the kdamond stops, which only state tells. */
+static void test_commit_refused(void **state)
+{
+	static const enum fake_profile profiles[] = { FAKE_KERNEL_6_17, FAKE_KERNEL_6_12 };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct env *e = env_new(profiles[i]);
+		struct plan_kdamond bad = e->plan.kd[0];
+		bool old = profiles[i] == FAKE_KERNEL_6_12;
+
+		assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+		assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+		assert_int_equal(damon_commit(&e->io, 0, &e->plan.kd[0]), 0);
+		assert_true(fake_damon_running(e->fd, 0));
+		bad.min_nr_regions = 2;
+		e->io.failed_path[0] = 0;
+		assert_int_equal(damon_commit(&e->io, 0, &bad), old ? -ESRCH : -EINVAL);
+		assert_non_null(strstr(e->io.failed_path, "kdamonds/0/state"));
+		assert_int_equal(fake_damon_running(e->fd, 0), !old);
+		env_free(e);
+	}
+}
+
 static void test_commit_keeps_tuned_intervals(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -442,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_ebusy_backoff),
 		cmocka_unit_test(test_dry_run_touches_nothing),
 		cmocka_unit_test(test_kernel_rejects),
+		cmocka_unit_test(test_commit_refused),
 		cmocka_unit_test(test_commit_keeps_tuned_intervals),
 		cmocka_unit_test(test_daemon_quota),
 	};

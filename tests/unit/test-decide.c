@@ -564,6 +564,12 @@ static void cgroup_rejected(struct fx *f)
 	f->in.switch_why = "cgroup change";
 	f->in.switch_reload = false;
 }
+/* Before 6.14: the commit write succeeded and state read "off" after it. */
+static void cgroup_rejected_stopped(struct fx *f)
+{
+	cgroup_rejected(f);
+	f->rt.failure.err = -ESRCH;
+}
 static void check_rollback_limited(const struct fx *f)
 {
 	assert_int_equal(f->d.a[0].limit, LIMIT_SUPERVISE);
@@ -593,6 +599,10 @@ static const struct dcase switch_cases[] = {
 	  "reload: the kernel rejected the new parameters of kdamond 1", check_rollback },
 	{ "the kernel refuses a cgroup change", RC_SWITCH, cgroup_rejected, RC_RUNNING, "LOG RESTAGE:1 COMMIT:0",
 	  "cgroup change: the kernel rejected the new parameters of kdamond 1", check_rollback_limited },
+	{ "the kernel refuses a cgroup change and stops the kdamond", RC_SWITCH, cgroup_rejected_stopped,
+	  RC_RUNNING, "LOG RESTAGE:1 COMMIT:0",
+	  "the kernel stopped the kdamond, as before 6.14 a refused commit does: the next period "
+	  "starts it again", check_rollback_limited },
 	{ "memory hotplug", RC_SWITCH, hotplug_switch, RC_RUNNING, "COMMIT:1 SAVE_RECORD",
 	  "memory hotplug: committed new parameters to kdamond 1", check_hotplug_seen },
 	{ "a kdamond found off", RC_SWITCH, switch_found_off, RC_RUNNING, "COMMIT:0 LOG START:1 SAVE_RECORD",
