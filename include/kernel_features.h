@@ -61,7 +61,7 @@ int features_probe(int root, const char *kdamond_dir, struct damon_features *ret
 /*
  * The same without writing anything, for --dry-run and adoption: reads
  * kdamonds `kdamonds_dir`/0 .. nr-1 (e.g. "sys/kernel/mm/damon/admin/kdamonds"),
- * which must hold staged trees (one context and scheme each, e.g. ours), else
+ * which must hold staged trees (a context and a scheme each, e.g. ours), else
  * -ENODATA.  Goal and filter features come from whichever of them has a goal
  * or a filter; the young filter is known only if a staged filter reads
  * "young".

@@ -5,27 +5,32 @@
  * consulted: distributions backport DAMON patches.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel_features.h"
+#include "parse.h"
 #include "sysfs_io.h"
 
-/* With readonly, a missing child tree is -ENODATA instead of a write. */
-static int ensure_nr(int root, const char *dir, const char *rel, const char *want, bool readonly)
+/* Make sure child 0 of the nr_* file `rel` exists: the probes look only at
+ * it.  With readonly, a missing child tree is -ENODATA instead of a write. */
+static int ensure_first(int root, const char *dir, const char *rel, bool readonly)
 {
 	char path[512], cur[32];
+	uint64_t n;
 	int r;
 
 	r = io_path(path, sizeof(path), "%s/%s", dir, rel);
 	if (r < 0)
 		return r;
-	/* Never rewrite an unchanged nr_*: that wipes its children. */
-	if (io_read(root, path, cur, sizeof(cur)) >= 0 && strcmp(cur, want) == 0)
+	/* Never rewrite an nr_* that has children already: that wipes them
+	 * (a staged plan may have more than one: the exchange's stat schemes). */
+	if (io_read(root, path, cur, sizeof(cur)) >= 0 && parse_u64(cur, &n) == 0 && n >= 1)
 		return 0;
 	if (readonly)
 		return -ENODATA;
-	return io_write(root, path, want);
+	return io_write(root, path, "1");
 }
 
 static bool exists_in(int root, const char *dir, const char *rel)
@@ -62,7 +67,7 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 		return 0;
 	}
 
-	r = ensure_nr(root, kd, "contexts/nr_contexts", "1", ro);
+	r = ensure_first(root, kd, "contexts/nr_contexts", ro);
 	if (r < 0)
 		return r;
 	r = io_path(ctx, sizeof(ctx), "%s/contexts/0", kd);
@@ -80,7 +85,7 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 	f.addr_unit = exists_in(root, ctx, "addr_unit");
 	f.refresh_ms = exists_in(root, kd, "refresh_ms");
 
-	r = ensure_nr(root, ctx, "schemes/nr_schemes", "1", ro);
+	r = ensure_first(root, ctx, "schemes/nr_schemes", ro);
 	if (r < 0)
 		return r;
 	r = io_path(scheme, sizeof(scheme), "%s/schemes/0", ctx);
@@ -96,7 +101,7 @@ static int probe(int root, const char *kd, bool ro, struct damon_features *ret)
 	f.filters = exists_in(root, scheme, "filters/nr_filters");
 
 	if (f.quota_goals) {
-		r = ensure_nr(root, scheme, "quotas/goals/nr_goals", "1", ro);
+		r = ensure_first(root, scheme, "quotas/goals/nr_goals", ro);
 		/* A staged tree of the daemon's quota controller has no goal to
 		 * look at: adopt it without the goal metrics (a later switch to
 		 * the kernel tuner then feeds user_input, which works
@@ -114,8 +119,8 @@ goals_done:
 	if (f.ops_filters || f.filters) {
 		const char *fdir = f.ops_filters ? "ops_filters" : "filters";
 
-		r = ensure_nr(root, scheme, f.ops_filters ? "ops_filters/nr_filters" : "filters/nr_filters",
-			      "1", ro);
+		r = ensure_first(root, scheme,
+				 f.ops_filters ? "ops_filters/nr_filters" : "filters/nr_filters", ro);
 		/* A staged scheme without a filter (the daemon's demotion):
 		 * another kdamond of ours may show them. */
 		if (r == -ENODATA)

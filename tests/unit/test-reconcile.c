@@ -848,10 +848,35 @@ static void crash_and_restart(struct env *e, const char *conf_extra)
 
 	/* No teardown: the process just vanished. */
 	reconcile_free(e->rc);
-	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_extra, NO_EXCHANGE);
+	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_extra,
+		 strstr(conf_extra, "exchange") ? "" : NO_EXCHANGE);
 	tu_write(e->state, "damon-tierd.conf", text);
 	assert_int_equal(config_load(e->conf, &c, &err), 0);
 	reconciler_open(e, &c);
+}
+
+/* With the exchange each kdamond has nine schemes; the read-only feature
+ * probe of the adoption looks at scheme 0 of them. */
+static void test_restart_adopts_with_exchange(void **state)
+{
+	static const char xchg[] = "[quota]\nexchange = yes\n";
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_6_17, xchg);
+
+	run(e, 1);
+	int64_t p0 = fake_damon_pid(e->fd, 0), p1 = fake_damon_pid(e->fd, 1);
+	char *n = tu_read(e->dir, "sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/nr_schemes");
+	assert_string_equal(n, "9");
+	free(n);
+	crash_and_restart(e, xchg);
+	tu_log_capture_start();
+	run(e, 1);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	assert_true(tu_log_contains("adopted 2 running kdamonds from a previous run"));
+	assert_int_equal(fake_damon_count(e->fd, "on"), 2);
+	assert_int_equal(fake_damon_pid(e->fd, 0), p0);
+	assert_int_equal(fake_damon_pid(e->fd, 1), p1);
+	tu_log_capture_stop();
+	env_free(e);
 }
 
 static void test_restart_adopts_unchanged_plan(void **state)
@@ -1151,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_no_damon_sysfs),
 		cmocka_unit_test(test_numa_balancing_tiering),
 		cmocka_unit_test(test_restart_adopts_unchanged_plan),
+		cmocka_unit_test(test_restart_adopts_with_exchange),
 		cmocka_unit_test(test_restart_replaces_changed_plan),
 		cmocka_unit_test(test_refusal_after_crash_restores_damon_stat),
 		cmocka_unit_test(test_memory_hotplug),
