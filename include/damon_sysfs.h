@@ -90,7 +90,19 @@ int damon_arm(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
  * (failed path: the kdamond's state) when state reads "off" afterwards. */
 int damon_commit(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd);
 
-/* state commands: "on", "off", "commit", "commit_schemes_quota_goals", ... */
+/*
+ * state commands: "on", "off", "commit", "commit_schemes_quota_goals", ...
+ * Every command other than on/off is sent only to a kdamond whose state
+ * reads "on", looked at before each attempt (EBUSY is retried): -ESRCH,
+ * nothing written, when it reads "off".  From 6.14 (the kernel's damon_call)
+ * until its fix (call_controls_obsolete, 2026) a command that meets a kdamond
+ * on its way out can wait for ever holding the DAMON sysfs lock, or corrupt
+ * the command list: 6.17.13 hit "list_add corruption" in damon_call() in
+ * vm-faults-6.17 when the daemon sent update_schemes_stats to a kdamond the
+ * test had just turned off, and every DAMON sysfs file answered EBUSY from
+ * then on.  Looking first leaves only a stop that lands between the look
+ * and the write.
+ */
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd);
 
 /* Write "commit" to kdamond idx's state, then read state back: "off" means

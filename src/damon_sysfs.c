@@ -48,7 +48,11 @@ void damon_sleep(struct damon_io *io, uint64_t usec)
  * with EBUSY.  That is transient; retry with doubling delays, then give up
  * with one message.
  */
-int damon_write_retry(struct damon_io *io, const char *path, const char *value)
+static int ensure_on(struct damon_io *io, const char *path);
+
+/* Write, retrying EBUSY with backoff; with `guard`, path is a kdamond's
+ * state file and every attempt first makes sure it reads "on". */
+static int write_retry(struct damon_io *io, const char *path, const char *value, bool guard)
 {
 	uint64_t delay = io->busy_base_us, waited = 0;
 	int r;
@@ -58,6 +62,11 @@ int damon_write_retry(struct damon_io *io, const char *path, const char *value)
 		return 0;
 	}
 	for (unsigned attempt = 0;; attempt++) {
+		if (guard) {
+			r = ensure_on(io, path);
+			if (r < 0)
+				return r;
+		}
 		r = io_write(io->root, path, value);
 		if (r != -EBUSY || attempt >= io->busy_retries)
 			break;
@@ -72,6 +81,11 @@ int damon_write_retry(struct damon_io *io, const char *path, const char *value)
 			    "another DAMON sysfs user holds the lock", path, io->busy_retries,
 			    waited / 1000, value);
 	return r;
+}
+
+int damon_write_retry(struct damon_io *io, const char *path, const char *value)
+{
+	return write_retry(io, path, value, false);
 }
 
 static int read_retry(struct damon_io *io, const char *path, char *buf, size_t size)
@@ -161,6 +175,17 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 	return damon_write_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v);
 }
 
+/* -ESRCH (failed path: state) if kdamond state file `path` reads "off". */
+static int ensure_on(struct damon_io *io, const char *path)
+{
+	char v[32];
+
+	if (read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
+		return 0;
+	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+	return -ESRCH;
+}
+
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 {
 	char path[160];
@@ -169,7 +194,11 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/state", idx);
 	if (r < 0)
 		return r;
-	return damon_write_retry(io, path, cmd);
+	/* A command to a kdamond that is stopping, or stopped, is what the
+	 * kernel's command queue gets wrong from 6.14 until its fix
+	 * (damon_sysfs.h): look before every attempt, as the EBUSY being
+	 * retried may be somebody else turning the kdamond off. */
+	return write_retry(io, path, cmd, strcmp(cmd, "on") != 0 && strcmp(cmd, "off") != 0);
 }
 
 int damon_commit_cmd(struct damon_io *io, unsigned idx)

@@ -32,6 +32,7 @@ struct env {
 	struct plan plan;
 	uint64_t slept[32];
 	unsigned nslept;
+	bool stop_on_sleep; /* somebody turns kdamond 0 off while we wait */
 };
 
 static void rec_sleep(uint64_t usec, void *ud)
@@ -40,6 +41,9 @@ static void rec_sleep(uint64_t usec, void *ud)
 
 	if (e->nslept < 32)
 		e->slept[e->nslept++] = usec;
+	if (e->stop_on_sleep)
+		assert_int_equal(io_write(e->root, "sys/kernel/mm/damon/admin/kdamonds/0/state", "off"), 0);
+	e->stop_on_sleep = false;
 }
 
 static struct env *env_new_tuner(enum fake_profile prof, enum quota_tuner tuner)
@@ -321,6 +325,35 @@ static void test_ebusy_backoff(void **state)
 	env_free(e);
 }
 
+/* Commands go only to a kdamond that reads "on", looked at before every
+ * attempt: from 6.14 until the kernel's fix a command meeting a stopping
+ * kdamond may hang the DAMON sysfs or corrupt its command list. */
+static void test_no_command_to_stopped(void **state)
+{
+	struct env *e = env_new(FAKE_KERNEL_6_17);
+
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_schemes_stats"), 0);
+	assert_int_equal(fake_damon_count(e->fd, "update_schemes_stats"), 1);
+
+	/* Turned off while our command waited out an EBUSY: not sent. */
+	fake_damon_fail(e->fd, "kdamonds/0/state=update_schemes_stats", false, EBUSY, 1);
+	e->stop_on_sleep = true;
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_schemes_stats"), -ESRCH);
+	assert_non_null(strstr(e->io.failed_path, "kdamonds/0/state"));
+	assert_false(fake_damon_running(e->fd, 0));
+	/* Off: nothing but on/off is written any more. */
+	unsigned writes = fake_damon_nr_writes(e->fd, "/state");
+	assert_int_equal(damon_state_cmd(&e->io, 0, "commit"), -ESRCH);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_tuned_intervals"), -ESRCH);
+	assert_int_equal(fake_damon_nr_writes(e->fd, "/state"), writes);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_schemes_stats"), 0);
+	fake_damon_clear_faults(e->fd);
+	env_free(e);
+}
+
 static void test_dry_run_touches_nothing(void **state)
 {
 	struct env *e = env_new(FAKE_KERNEL_6_17);
@@ -464,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_arm_unreadable_effective_quota),
 		cmocka_unit_test(test_drift_detected),
 		cmocka_unit_test(test_ebusy_backoff),
+		cmocka_unit_test(test_no_command_to_stopped),
 		cmocka_unit_test(test_dry_run_touches_nothing),
 		cmocka_unit_test(test_kernel_rejects),
 		cmocka_unit_test(test_commit_refused),
