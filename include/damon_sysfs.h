@@ -128,8 +128,12 @@ int damon_feed_goal(struct damon_io *io, unsigned idx, unsigned scheme, uint64_t
 /* Read back what damon_stage() wrote and compare with kd.  Returns 0 when
  * equal, 1 on drift (what[] names the first file that differs, with the
  * found and expected values), or -errno.  Tuned sample_us/aggr_us are not
- * compared when intervals_goal is on. */
+ * compared when intervals_goal is on.  The files the exchange sets at run
+ * time (damon_set_control: the migration scheme's nr_accesses bounds and its
+ * filters) are compared only with `ctl`, which holds what is in the kernel:
+ * kd's scheme with the bounds and young filter last committed. */
 int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
+		      const struct plan_kdamond *ctl,
 		      char *what, size_t whatlen);
 
 struct scheme_stats {

@@ -131,6 +131,15 @@ struct observation {
 	struct obs_cgroups cg;
 };
 
+/* OBS_VERIFY: the exchange's bounds in the kernel for one of our kdamonds
+ * (damon_set_control); check = false when not known (a control write that
+ * failed part way), which leaves those files out of the drift check. */
+struct obs_ctl {
+	bool check;
+	uint32_t nr_min, nr_max;
+	bool young;
+};
+
 struct observe_request {
 	unsigned need;             /* OBS_* */
 	/* our kdamonds: absolute indices [first, first + count); plan->kd[i]
@@ -154,6 +163,7 @@ struct observe_request {
 	 * NULL), whose unit paths are tried before a search */
 	const struct config *cfg;
 	const struct obs_cgroups *cg_hint;
+	struct obs_ctl ctl[PLAN_MAX_KDAMONDS]; /* OBS_VERIFY, per kdamond of the plan */
 };
 
 /*

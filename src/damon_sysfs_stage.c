@@ -505,17 +505,17 @@ int damon_feed_goal(struct damon_io *io, unsigned idx, unsigned scheme, uint64_t
 }
 
 int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamond *kd,
-		      char *what, size_t whatlen)
+		      const struct plan_kdamond *ctl, char *what, size_t whatlen)
 {
 	static struct kd_files l;
 	char cur[64];
 	int r;
 
-	kd_files_build(idx, kd, &io->feat, false, &l);
+	kd_files_build(idx, ctl ? ctl : kd, &io->feat, false, &l);
 	for (unsigned i = 0; i < l.n; i++) {
 		const struct kd_file *e = &l.f[i];
 
-		if (e->flags & (F_TUNED | F_FED | F_CTL))
+		if ((e->flags & (F_TUNED | F_FED)) || ((e->flags & F_CTL) && !ctl))
 			continue;
 		r = io_read(io->root, e->path, cur, sizeof(cur));
 		if (r == -ENOENT) {

@@ -209,7 +209,19 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 				note_path(k->failed_path, io->failed_path);
 		}
 		if (rq->need & OBS_VERIFY) {
-			k->drift = damon_check_drift(io, idx, kd, k->drift_what, sizeof(k->drift_what));
+			const struct obs_ctl *c = &rq->ctl[i];
+			const bool own = kd->hist.n && c->check;
+			static struct plan_kdamond ctl;
+
+			/* The exchange's files hold what it last committed. */
+			if (own) {
+				ctl = *kd;
+				ctl.scheme.nr_accesses_min = c->nr_min;
+				ctl.scheme.nr_accesses_max = c->nr_max;
+				ctl.scheme.young_filter = kd->scheme.young_filter && c->young;
+			}
+			k->drift = damon_check_drift(io, idx, kd, own ? &ctl : NULL, k->drift_what,
+						     sizeof(k->drift_what));
 			if (k->drift < 0 && !k->failed_path[0])
 				note_path(k->failed_path, io->failed_path);
 		}

@@ -264,6 +264,17 @@ static void tick(struct reconciler *r, uint64_t now, bool period, bool control, 
 	if (r->cfg.nr_cgroups &&
 	    (r->state == RC_PLAN || r->state == RC_RUNNING || r->state == RC_REPLAN))
 		rq.need |= OBS_CGROUPS;
+	for (unsigned i = 0; r->have_plan && i < r->plan.nr_kdamonds; i++) {
+		const struct kd_runtime *k = &r->rt.kd[i];
+		const struct plan_scheme *ps = &r->plan.kd[i].scheme;
+
+		/* A start or commit stages the plan's bounds; a control write
+		 * that went through, its own; one that failed, unknown. */
+		rq.ctl[i] = (struct obs_ctl){ .check = k->quota_synced,
+					      .nr_min = k->ctl_known ? k->nr_min : ps->nr_accesses_min,
+					      .nr_max = k->ctl_known ? k->nr_max : ps->nr_accesses_max,
+					      .young = k->ctl_known ? k->young : true };
+	}
 	r->obs.now_usec = now;
 	observe(&r->io, &rq, &r->obs);
 	prepare(r);

@@ -124,7 +124,7 @@ static void test_stage_617(void **state)
 	assert_int_equal(fake_damon_nr_writes(e->fd, "nr_goals"), 1);
 
 	char what[512] = "";
-	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 0);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), 0);
 	env_free(e);
 }
 
@@ -286,13 +286,13 @@ static void test_drift_detected(void **state)
 
 	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
 	tu_write(e->dir, S0 "quotas/bytes", "4096");
-	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 1);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), 1);
 	assert_non_null(strstr(what, "quotas/bytes is \"4096\""));
 
 	/* Someone rewrote nr_schemes: the whole scheme is gone. */
 	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
 	assert_int_equal(io_write(e->root, KD0 "contexts/0/schemes/nr_schemes", "1"), 0);
-	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], what, sizeof(what)), 1);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), 1);
 	assert_non_null(strstr(what, "action is \"stat\""));
 	env_free(e);
 }
@@ -461,7 +461,7 @@ static void test_daemon_quota(void **state)
 	/* bytes, update_tuned_intervals and commit, nothing else. */
 	assert_int_equal(fake_damon_nr_writes(e->fd, ""), writes + 3);
 	/* What the controller wrote is not drift, whatever the plan says. */
-	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], what, sizeof(what)), 0);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[1], NULL, what, sizeof(what)), 0);
 
 	/* refresh_ms on, but this kdamond loses 6.17's shared refresh
 	 * deadline: its interval files still hold the start values, and a

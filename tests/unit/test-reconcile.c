@@ -568,6 +568,19 @@ static void test_exchange(void **state)
 	run(e, 1);
 	assert_false(tu_log_contains("drifted"));
 	tu_log_capture_stop();
+	/* ...but somebody else's write to it is drift, and repaired. */
+	assert_int_equal(io_write(e->root, "sys/kernel/mm/damon/admin/kdamonds/1/contexts/0/schemes/0/"
+				  "access_pattern/nr_accesses/min", "7"), 0);
+	tu_log_capture_start();
+	e->now += 11 * 60 * SEC;
+	run(e, 1);
+	if (!tu_log_contains("kdamond 1 parameters drifted") ||
+	    !tu_log_contains("nr_accesses/min is \"7\", expected \"19\""))
+		fail_msg("log: %s", tu_log_text());
+	tu_log_capture_stop();
+	v = kd_file(e, 1, "access_pattern/nr_accesses/min");
+	assert_string_not_equal(v, "7");
+	free(v);
 	env_free(e);
 }
 
