@@ -118,7 +118,9 @@ echo "cpu memory" >"$r/sys/fs/cgroup/cgroup.controllers"
 printf 'anon N0=104857600 N1=0\nfile N0=0 N1=0\n' >"$r/sys/fs/cgroup/svc/memory.numa_stat"
 check_exit cgroup-dry-run 0 "$bin" --config "$tmp/cg.conf" --sysfs-root "$r" --dry-run
 expect_in cgroup-dry-run-filter "$tmp/out" "kdamonds/0/contexts/0/schemes/0/ops_filters/0/memcg_path /svc"
-expect_in cgroup-dry-run-goal "$tmp/out" "kdamonds/1/contexts/0/schemes/1/quotas/goals/0/target_metric node_memcg_used_bp"
+# The cgroup scheme follows the migration scheme and the exchange's 8 stat
+# schemes ([quota] exchange = yes, the default).
+expect_in cgroup-dry-run-goal "$tmp/out" "kdamonds/1/contexts/0/schemes/9/quotas/goals/0/target_metric node_memcg_used_bp"
 expect_in cgroup-dry-run-says "$tmp/err" "node_memcg_used_bp goal on the fast node (the kernel measures the cgroup)"
 expect_in cgroup-dry-run-waits "$tmp/err" "warning: cgroup batch.slice: not found"
 

@@ -49,9 +49,10 @@ struct dcase {
 	void (*check)(const struct fx *f); /* more assertions, or NULL */
 };
 
-/* The fixture for `state`, on 6.17 with the daemon's quota controller:
- * plan built, ours running as recorded (from ADOPT on), node0 200 MiB
- * free, every observation of the state read without error. */
+/* The fixture for `state`, on 6.17 with the daemon's quota controller and
+ * the default exchange (histogram schemes, no reading yet): plan built,
+ * ours running as recorded (from ADOPT on), node0 200 MiB free, every
+ * observation of the state read without error. */
 void fx_init(struct fx *f, enum rc_state state);
 /* The plan again, after a change of f->cfg or f->feat (keeps f->next equal). */
 void fx_replan(struct fx *f);

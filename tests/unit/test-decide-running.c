@@ -140,7 +140,10 @@ static void check_cg_fed(const struct fx *f)
 {
 	const struct action *a = &f->d.a[0];
 
-	assert_int_equal(a->scheme, 1);
+	/* The cgroup scheme follows the migration scheme and the exchange's
+	 * 8 stat schemes (exchange = yes by default). */
+	assert_int_equal(f->plan.kd[1].hist.n, 8);
+	assert_int_equal(a->scheme, 1 + 8);
 	assert_int_equal(a->cg, 0);
 	assert_int_equal(a->value, 100 * FX_MiB * 10000 / f->obs.mem[0].total);
 	assert_string_equal(a->what, "feed kdamond 1's fast_share goal for cgroup /svc");
@@ -248,15 +251,27 @@ static void tick(struct fx *f)
 	f->in.period_due = false;
 	f->in.control_due = true;
 }
+/* The controller alone ([quota] exchange = no; the exchange, the default,
+ * has its own cases below): no histogram schemes. */
+static void plain(struct fx *f)
+{
+	f->cfg.exchange = false;
+	fx_replan(f);
+}
+static void plain_tick(struct fx *f)
+{
+	plain(f);
+	tick(f);
+}
 static void unsynced(struct fx *f)
 {
-	tick(f);
+	plain_tick(f);
 	f->rt.kd[0].quota_synced = f->rt.kd[1].quota_synced = false;
 }
 /* node0 fills to 4 MiB below the free goal. */
 static void deficit(struct fx *f)
 {
-	tick(f);
+	plain_tick(f);
 	f->obs.mem[0].free = levels(f)->target - 4 * FX_MiB;
 }
 static uint64_t want_demote(const struct fx *f)
@@ -333,11 +348,12 @@ static void charge_unreadable(struct fx *f)
 }
 static void meminfo_unreadable(struct fx *f)
 {
-	tick(f);
+	plain_tick(f);
 	f->obs.meminfo_err = -EINVAL;
 }
 static void off_and_tick(struct fx *f)
 {
+	plain(f);
 	found_off(f);
 	f->in.control_due = true;
 	f->rt.kd[1].quota_synced = false;
@@ -349,6 +365,7 @@ static void check_resync(const struct fx *f)
 	assert_int_equal(f->d.a[1].value, levels(f)->cap);
 	assert_int_equal(f->d.a[0].limit, LIMIT_CONTROL);
 	assert_false(f->d.a[0].abort);
+	assert_false(f->d.a[0].control);
 }
 static void check_deficit(const struct fx *f)
 {
@@ -402,7 +419,7 @@ static void check_gain_kept(const struct fx *f)
 }
 
 static const struct dcase control_cases[] = {
-	{ "quotas in step", RC_RUNNING, tick, RC_RUNNING, "", NULL, NULL },
+	{ "quotas in step", RC_RUNNING, plain_tick, RC_RUNNING, "", NULL, NULL },
 	{ "adopted: quotas unknown", RC_RUNNING, unsynced, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1",
 	  "quota controller: kdamond 0 (demote)", check_resync },
 	{ "4 MiB below the free goal", RC_RUNNING, deficit, RC_RUNNING, "SET_QUOTA:0 SET_QUOTA:1", NULL,
@@ -458,7 +475,8 @@ static void hist_pass(struct fx *f, unsigned kd, const unsigned mib[HOT_MAX_BUCK
 }
 /* node0 at its floor, full of data touched a few times a second (counts
  * 4-6 of 20); 60 MiB on node1 saturated. */
-/* The exchange is opt-in ([quota] exchange = yes). */
+/* The exchange is the default ([quota] exchange = yes); set here so that
+ * these cases do not depend on it. */
 static void exchange_on(struct fx *f)
 {
 	f->cfg.exchange = true;

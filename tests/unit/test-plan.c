@@ -250,13 +250,14 @@ static void test_tuners_and_histograms(void **state)
 	assert_true(P.kd[0].scheme.goal.enabled);
 	assert_true(P.kd[0].scheme.goal_temporal);
 	assert_false(P.kd[0].scheme.daemon_quota);
+	/* The exchange (on by default) needs the daemon's controller. */
+	assert_true(c.exchange);
 	assert_int_equal(P.kd[0].hist.n, 0);
 
-	/* The daemon's controller with the exchange: 8 buckets over the 20
-	 * samples of a window; without the exchange (the default) none. */
+	/* The daemon's controller with the exchange (the default): 8 buckets
+	 * over the 20 samples of a window; without the exchange none. */
 	config_init(&c);
-	assert_false(c.exchange);
-	c.exchange = true;
+	assert_true(c.exchange);
 	assert_int_equal(plan_build(&t, &m, &f, &c, &P, err, sizeof(err)), 0);
 	assert_int_equal(P.kd[0].hist.n, 8);
 	assert_int_equal(P.kd[1].hist.lo[7], 19);
