@@ -161,6 +161,12 @@ const struct plan_calibration *plan_calibration_of(const struct plan *p, int nid
  * a daemon quota's value). */
 uint64_t plan_hash(const struct plan *p);
 
+/* Pure: kd as the exchange runs it (damon_set_control): its migration
+ * scheme's nr_accesses bounds nr_min..nr_max, and its young filter only
+ * where kd has one and `young` keeps it. */
+void plan_kdamond_with_control(const struct plan_kdamond *kd, uint32_t nr_min, uint32_t nr_max,
+			       bool young, struct plan_kdamond *ret);
+
 /* True if a and b differ in anything a commit would change. */
 bool plan_kdamond_equal(const struct plan_kdamond *a, const struct plan_kdamond *b);
 bool plan_same_shape(const struct plan *a, const struct plan *b);

@@ -192,10 +192,7 @@ static void damon(struct actuator *x, const struct action *a, struct act_result 
 			res->err = damon_set_quota(x->io, idx, &kd);
 			break;
 		}
-		kd.scheme.nr_accesses_min = a->nr_min;
-		kd.scheme.nr_accesses_max = a->nr_max;
-		if (!a->young)
-			kd.scheme.young_filter = false;
+		plan_kdamond_with_control(&kd, a->nr_min, a->nr_max, a->young, &kd);
 		res->err = damon_set_control(x->io, idx, &kd);
 		break;
 	case ACT_FEED_GOAL:

@@ -48,7 +48,33 @@ void damon_sleep(struct damon_io *io, uint64_t usec)
  * with EBUSY.  That is transient; retry with doubling delays, then give up
  * with one message.
  */
-static int ensure_on(struct damon_io *io, const char *path);
+static int read_retry(struct damon_io *io, const char *path, char *buf, size_t size)
+{
+	uint64_t delay = io->busy_base_us;
+	int r;
+
+	for (unsigned attempt = 0;; attempt++) {
+		r = io_read(io->root, path, buf, size);
+		if (r != -EBUSY || attempt >= io->busy_retries)
+			break;
+		damon_sleep(io, delay);
+		delay *= 2;
+	}
+	if (r < 0)
+		snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+	return r;
+}
+
+/* -ESRCH (failed path: state) if kdamond state file `path` reads "off". */
+static int ensure_on(struct damon_io *io, const char *path)
+{
+	char v[32];
+
+	if (read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
+		return 0;
+	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
+	return -ESRCH;
+}
 
 /* Write, retrying EBUSY with backoff; with `guard`, path is a kdamond's
  * state file and every attempt first makes sure it reads "on". */
@@ -88,22 +114,6 @@ int damon_write_retry(struct damon_io *io, const char *path, const char *value)
 	return write_retry(io, path, value, false);
 }
 
-static int read_retry(struct damon_io *io, const char *path, char *buf, size_t size)
-{
-	uint64_t delay = io->busy_base_us;
-	int r;
-
-	for (unsigned attempt = 0;; attempt++) {
-		r = io_read(io->root, path, buf, size);
-		if (r != -EBUSY || attempt >= io->busy_retries)
-			break;
-		damon_sleep(io, delay);
-		delay *= 2;
-	}
-	if (r < 0)
-		snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
-	return r;
-}
 
 int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret)
 {
@@ -175,16 +185,6 @@ int damon_set_nr_kdamonds(struct damon_io *io, unsigned n)
 	return damon_write_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v);
 }
 
-/* -ESRCH (failed path: state) if kdamond state file `path` reads "off". */
-static int ensure_on(struct damon_io *io, const char *path)
-{
-	char v[32];
-
-	if (read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
-		return 0;
-	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
-	return -ESRCH;
-}
 
 int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 {
@@ -203,17 +203,14 @@ int damon_state_cmd(struct damon_io *io, unsigned idx, const char *cmd)
 
 int damon_commit_cmd(struct damon_io *io, unsigned idx)
 {
-	char path[160], v[32];
+	char path[160];
 	int r;
 
 	r = damon_state_cmd(io, idx, "commit");
 	if (r < 0 || io->dry_run)
 		return r;
 	r = io_path(path, sizeof(path), DAMON_KDAMONDS "/%u/state", idx);
-	if (r < 0 || read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
-		return 0;
-	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
-	return -ESRCH;
+	return r < 0 ? 0 : ensure_on(io, path);
 }
 
 static int read_u64_at(struct damon_io *io, const char *dir, const char *rel, uint64_t *ret)

@@ -214,12 +214,8 @@ static void observe_ours(struct damon_io *io, const struct observe_request *rq,
 			static struct plan_kdamond ctl;
 
 			/* The exchange's files hold what it last committed. */
-			if (own) {
-				ctl = *kd;
-				ctl.scheme.nr_accesses_min = c->nr_min;
-				ctl.scheme.nr_accesses_max = c->nr_max;
-				ctl.scheme.young_filter = kd->scheme.young_filter && c->young;
-			}
+			if (own)
+				plan_kdamond_with_control(kd, c->nr_min, c->nr_max, c->young, &ctl);
 			k->drift = damon_check_drift(io, idx, kd, own ? &ctl : NULL, k->drift_what,
 						     sizeof(k->drift_what));
 			if (k->drift < 0 && !k->failed_path[0])

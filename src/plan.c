@@ -474,6 +474,15 @@ uint64_t plan_hash(const struct plan *p)
 	return h;
 }
 
+void plan_kdamond_with_control(const struct plan_kdamond *kd, uint32_t nr_min, uint32_t nr_max,
+			       bool young, struct plan_kdamond *ret)
+{
+	*ret = *kd;
+	ret->scheme.nr_accesses_min = nr_min;
+	ret->scheme.nr_accesses_max = nr_max;
+	ret->scheme.young_filter = kd->scheme.young_filter && young;
+}
+
 bool plan_kdamond_equal(const struct plan_kdamond *a, const struct plan_kdamond *b)
 {
 	char ba[CANON_MAX], bb[CANON_MAX];

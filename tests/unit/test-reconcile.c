@@ -53,6 +53,12 @@ static void reconciler_open(struct env *e, const struct config *c)
  * everything else run without them; test_exchange runs with. */
 #define NO_EXCHANGE "[quota]\nexchange = no\n"
 
+/* What a test's config text gets appended: NO_EXCHANGE unless it says. */
+static const char *exchange_default(const char *conf_text)
+{
+	return conf_text && strstr(conf_text, "exchange") ? "" : NO_EXCHANGE;
+}
+
 static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, const char *conf_text)
 {
 	struct env *e = calloc(1, sizeof(*e));
@@ -66,7 +72,7 @@ static struct env *env_new_fixture(const char *fixture, enum fake_profile prof, 
 	e->root = io_root_open(e->dir);
 	assert_true(e->root >= 0);
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_text ? conf_text : "",
-		 conf_text && strstr(conf_text, "exchange") ? "" : NO_EXCHANGE);
+		 exchange_default(conf_text));
 	tu_write(e->state, "damon-tierd.conf", text);
 	if (asprintf(&e->conf, "%s/damon-tierd.conf", e->state) < 0)
 		fail();
@@ -862,7 +868,7 @@ static void crash_and_restart(struct env *e, const char *conf_extra)
 	/* No teardown: the process just vanished. */
 	reconcile_free(e->rc);
 	snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s%s", e->state, conf_extra,
-		 strstr(conf_extra, "exchange") ? "" : NO_EXCHANGE);
+		 exchange_default(conf_extra));
 	tu_write(e->state, "damon-tierd.conf", text);
 	assert_int_equal(config_load(e->conf, &c, &err), 0);
 	reconciler_open(e, &c);
