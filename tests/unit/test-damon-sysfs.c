@@ -350,6 +350,10 @@ static void test_no_command_to_stopped(void **state)
 	assert_int_equal(fake_damon_nr_writes(e->fd, "/state"), writes);
 	assert_int_equal(damon_state_cmd(&e->io, 0, "on"), 0);
 	assert_int_equal(damon_state_cmd(&e->io, 0, "update_schemes_stats"), 0);
+	/* A state that cannot be read does not stop the command: the write
+	 * itself says what is wrong, and supervision reads state again. */
+	fake_damon_fail(e->fd, "kdamonds/0/state", true, EIO, 1);
+	assert_int_equal(damon_state_cmd(&e->io, 0, "update_schemes_stats"), 0);
 	fake_damon_clear_faults(e->fd);
 	env_free(e);
 }

@@ -32,6 +32,15 @@ static void probe(enum fake_profile prof, struct damon_features *f)
 	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), 0);
 	assert_memory_equal(&ro, f, sizeof(ro));
 	assert_int_equal(fake_damon_nr_writes(fd, ""), writes);
+	/* More than one scheme (the exchange's stat schemes) is a staged tree
+	 * too; a count that is not a number is not. */
+	char *n = tu_read(dir, KD0 "/contexts/0/schemes/nr_schemes");
+	tu_write(dir, KD0 "/contexts/0/schemes/nr_schemes", "9\n");
+	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), 0);
+	tu_write(dir, KD0 "/contexts/0/schemes/nr_schemes", "nine\n");
+	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), -ENODATA);
+	tu_write(dir, KD0 "/contexts/0/schemes/nr_schemes", n);
+	free(n);
 	assert_int_equal(io_write(root, KD0 "/contexts/nr_contexts", "0"), 0);
 	assert_int_equal(features_probe_readonly(root, "sys/kernel/mm/damon/admin/kdamonds", 1, &ro), -ENODATA);
 	close(root);
