@@ -86,6 +86,11 @@ struct plan_cg_scheme {
 	char path[CGROUP_NAME_MAX];
 	uint64_t quota_bytes;
 	struct plan_goal goal;         /* NODE_MEMCG_USED_BP or USER_INPUT, on to_nid */
+	/* The migration scheme's access bounds and young filter as planned.
+	 * The exchange moves the migration scheme's, not these: a fast_share
+	 * is the operator's guarantee, rationed by its own goal. */
+	uint32_t nr_accesses_min, nr_accesses_max;
+	bool young_filter;
 };
 
 struct plan_kdamond {

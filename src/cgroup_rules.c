@@ -182,6 +182,9 @@ void cgroup_rules_apply(struct plan *p, const struct config *c, const struct dam
 				memset(g, 0, sizeof(*g));
 				g->rule = i;
 				g->quota_bytes = kd->scheme.quota_cap;
+				g->nr_accesses_min = kd->scheme.nr_accesses_min;
+				g->nr_accesses_max = kd->scheme.nr_accesses_max;
+				g->young_filter = kd->scheme.young_filter;
 				/* Without a target (size unknown) or goals the
 				 * scheme would promote unbounded: not armed. */
 				g->armed = present && target > 0 && f->quota_goals;

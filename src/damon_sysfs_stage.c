@@ -166,7 +166,8 @@ static void add_fail_charge(struct kd_files *l, const struct damon_features *f, 
 }
 
 /* Cgroup scheme i (scheme 1 + hist.n + i, cgroup_rules.h): the migration
- * scheme's action, pattern and window, only the cgroup's pages (a memcg
+ * scheme's action, pattern (its access bounds as planned, which the
+ * exchange leaves alone) and window, only the cgroup's pages (a memcg
  * filter rejecting every other page, then the young filter), and its goal.
  * Unarmed or disarmed it matches no region. */
 static void add_cg_scheme(struct kd_files *l, const struct damon_features *f,
@@ -182,8 +183,8 @@ static void add_cg_scheme(struct kd_files *l, const struct damon_features *f,
 	add(l, 0, s64s(b, m->target_nid), "%starget_nid", sd);
 	add(l, 0, u64s(b, m->sz_min), "%saccess_pattern/sz/min", sd);
 	add(l, 0, u64s(b, m->sz_max), "%saccess_pattern/sz/max", sd);
-	add(l, 0, u64s(b, m->nr_accesses_min), "%saccess_pattern/nr_accesses/min", sd);
-	add(l, 0, u64s(b, m->nr_accesses_max), "%saccess_pattern/nr_accesses/max", sd);
+	add(l, 0, u64s(b, g->nr_accesses_min), "%saccess_pattern/nr_accesses/min", sd);
+	add(l, 0, u64s(b, g->nr_accesses_max), "%saccess_pattern/nr_accesses/max", sd);
 	add(l, 0, u64s(b, disarm || !g->armed ? DAMON_AGE_NEVER : m->age_min), "%saccess_pattern/age/min", sd);
 	add(l, 0, u64s(b, m->age_max), "%saccess_pattern/age/max", sd);
 	if (f->apply_interval)
@@ -216,7 +217,7 @@ static void add_cg_scheme(struct kd_files *l, const struct damon_features *f,
 	/* The filters of a scheme like the migration scheme, but for one
 	 * memcg filter that matches everyone else's pages. */
 	memset(&s, 0, sizeof(s));
-	s.young_filter = m->young_filter;
+	s.young_filter = g->young_filter;
 	s.young_allow = true;
 	s.filter_dir = g->armed ? (f->ops_filters ? FILTER_DIR_OPS : FILTER_DIR_LEGACY) : FILTER_DIR_NONE;
 	if (g->armed) {

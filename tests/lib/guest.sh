@@ -36,11 +36,18 @@ $TAG failed: $*"
 }
 skip() { echo "$TAG SKIP: $*"; }
 note() { echo "$TAG $*"; }
-# check DESCRIPTION COMMAND...: PASS or FAIL with DESCRIPTION by COMMAND's status.
+# check DESCRIPTION COMMAND...: PASS or FAIL with DESCRIPTION by COMMAND's
+# status; a failed eq also says what it read.
 check() {
 	_check_what=$1
 	shift
-	if "$@"; then pass "$_check_what"; else fail "$_check_what"; fi
+	if "$@"; then
+		pass "$_check_what"
+	elif [ "$1" = eq ]; then
+		fail "$_check_what (read \"$2\", expected \"$3\")"
+	else
+		fail "$_check_what"
+	fi
 }
 # verdict PASS_TEXT FAIL_TEXT COMMAND...: PASS with PASS_TEXT or FAIL with
 # FAIL_TEXT by COMMAND's status.

@@ -1149,6 +1149,42 @@ static void test_cgroup_kernel_goal(void **state)
 	env_free(e);
 }
 
+/* The exchange moves the migration scheme's access bounds, not those of a
+ * fast_share scheme (the operator's guarantee), and the drift check knows
+ * it: it once expected the exchange's bounds in the fast_share scheme too,
+ * and re-committed the plan. */
+static void test_cgroup_exchange(void **state)
+{
+	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_7_3,
+					"interval = 10min\nstatus_interval = 10min\n[quota]\nexchange = yes\n" CG_RULES);
+
+	(void)state;
+	tu_write(e->dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory");
+	cgroup_make(e, "svc");
+	run(e, 1);
+	assert_int_equal(STATE(e), RC_RUNNING);
+	expect_file(e, 1, "nr_schemes", "10");
+	set_node_free_kb(e, 0, 37 * 1024);
+	hist_counts(e, 0, 0, (unsigned[8]){ 0 });
+	hist_counts(e, 1, 0, (unsigned[8]){ 0 });
+	control_tick(e);
+	hist_counts(e, 0, 0, (unsigned[8]){ 65, 0, 0, 400 });
+	hist_counts(e, 1, 0, (unsigned[8]){ 440, 0, 0, 0, 0, 0, 0, 60 });
+	control_tick(e);
+	expect_file(e, 1, "0/access_pattern/nr_accesses/min", "19");
+	expect_file(e, 1, "9/access_pattern/nr_accesses/min", "1");
+	expect_file(e, 1, "9/ops_filters/0/memcg_path", "/svc");
+	expect_file(e, 1, "9/quotas/goals/0/path", "/svc");
+	tu_log_capture_start();
+	e->now += 11 * 60 * SEC;
+	run(e, 1);
+	if (tu_log_contains("drifted"))
+		fail_msg("log: %s", tu_log_text());
+	tu_log_capture_stop();
+	assert_int_equal(RT(e)->repairs, 0);
+	env_free(e);
+}
+
 /* 6.12: the legacy filter list, where every filter rejects its matches. */
 static void test_cgroup_legacy_filters(void **state)
 {
@@ -1176,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_start_runs_plan),
 		cmocka_unit_test(test_cgroup_lifecycle),
 		cmocka_unit_test(test_cgroup_kernel_goal),
+		cmocka_unit_test(test_cgroup_exchange),
 		cmocka_unit_test(test_cgroup_legacy_filters),
 		cmocka_unit_test(test_kdamond_found_off_is_restarted),
 		cmocka_unit_test(test_arm_failure_repaired),
