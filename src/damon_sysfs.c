@@ -48,7 +48,7 @@ void damon_sleep(struct damon_io *io, uint64_t usec)
  * with EBUSY.  That is transient; retry with doubling delays, then give up
  * with one message.
  */
-static int read_retry(struct damon_io *io, const char *path, char *buf, size_t size)
+int damon_read_retry(struct damon_io *io, const char *path, char *buf, size_t size)
 {
 	uint64_t delay = io->busy_base_us;
 	int r;
@@ -70,7 +70,7 @@ static int ensure_on(struct damon_io *io, const char *path)
 {
 	char v[32];
 
-	if (read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
+	if (damon_read_retry(io, path, v, sizeof(v)) < 0 || strcmp(v, "off") != 0)
 		return 0;
 	snprintf(io->failed_path, sizeof(io->failed_path), "/%s", path);
 	return -ESRCH;
@@ -121,7 +121,7 @@ int damon_read_nr_kdamonds(struct damon_io *io, unsigned *ret)
 	uint64_t n;
 	int r;
 
-	r = read_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v, sizeof(v));
+	r = damon_read_retry(io, DAMON_KDAMONDS "/nr_kdamonds", v, sizeof(v));
 	if (r < 0)
 		return r;
 	if (parse_u64(v, &n) < 0 || n > 1u << 16)
@@ -141,7 +141,7 @@ int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *re
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	r = read_retry(io, path, v, sizeof(v));
+	r = damon_read_retry(io, path, v, sizeof(v));
 	if (r < 0)
 		return r;
 	if (strcmp(v, "on") == 0)
@@ -149,7 +149,7 @@ int damon_read_kdamond(struct damon_io *io, unsigned idx, struct kdamond_obs *re
 	else if (strcmp(v, "off") != 0)
 		return -EBADMSG;
 	snprintf(path, sizeof(path), "%s/pid", dir);
-	r = read_retry(io, path, v, sizeof(v));
+	r = damon_read_retry(io, path, v, sizeof(v));
 	if (r < 0)
 		return r;
 	if (parse_s64(v, &pid) < 0)

@@ -20,6 +20,11 @@ void damon_sleep(struct damon_io *io, uint64_t usec);
  * run prints "write /PATH VALUE" to io->dry_run instead and returns 0.
  * On failure -errno, with path in io->failed_path. */
 int damon_write_retry(struct damon_io *io, const char *path, const char *value);
+/* Read path into buf (io_read()), retrying EBUSY like damon_write_retry():
+ * memcg_path, a goal's path, state and pid answer EBUSY while anyone holds
+ * the kernel's DAMON sysfs lock, the kdamonds' periodic refresh included.
+ * On failure -errno, with path in io->failed_path. */
+int damon_read_retry(struct damon_io *io, const char *path, char *buf, size_t size);
 
 /* damon_stage() of a kdamond that is off, but with the scheme's age/min
  * DAMON_AGE_NEVER: the first step of damon_start(). */

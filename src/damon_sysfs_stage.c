@@ -518,16 +518,14 @@ int damon_check_drift(struct damon_io *io, unsigned idx, const struct plan_kdamo
 
 		if ((e->flags & (F_TUNED | F_FED)) || ((e->flags & F_CTL) && !ctl))
 			continue;
-		r = io_read(io->root, e->path, cur, sizeof(cur));
+		r = damon_read_retry(io, e->path, cur, sizeof(cur));
 		if (r == -ENOENT) {
 			/* A parent nr_* was rewritten: the whole subtree is gone. */
 			snprintf(what, whatlen, "/%s is missing (expected \"%s\")", e->path, e->value);
 			return 1;
 		}
-		if (r < 0) {
-			snprintf(io->failed_path, sizeof(io->failed_path), "/%s", e->path);
+		if (r < 0)
 			return r;
-		}
 		if (strcmp(cur, e->value) != 0) {
 			snprintf(what, whatlen, "/%s is \"%s\", expected \"%s\"", e->path, cur, e->value);
 			return 1;

@@ -294,6 +294,18 @@ static void test_drift_detected(void **state)
 	assert_int_equal(io_write(e->root, KD0 "contexts/0/schemes/nr_schemes", "1"), 0);
 	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), 1);
 	assert_non_null(strstr(what, "action is \"stat\""));
+
+	/* Some files (memcg_path, a goal's path, state, pid) answer EBUSY
+	 * while anyone holds the kernel's DAMON sysfs lock, the kdamond's own
+	 * periodic refresh included: a busy read is retried, not drift and
+	 * not an error. */
+	assert_int_equal(damon_stage(&e->io, 0, &e->plan.kd[0], false), 0);
+	fake_damon_fail(e->fd, "schemes/0/action", true, EBUSY, 2);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), 0);
+	fake_damon_fail(e->fd, "schemes/0/action", true, EBUSY, -1);
+	assert_int_equal(damon_check_drift(&e->io, 0, &e->plan.kd[0], NULL, what, sizeof(what)), -EBUSY);
+	assert_non_null(strstr(e->io.failed_path, "schemes/0/action"));
+	fake_damon_clear_faults(e->fd);
 	env_free(e);
 }
 

@@ -75,7 +75,9 @@ FS=$(($(cat $KD/1/$S/nr_schemes) - 1))
 section_begin sysfs-filters
 grep -r . $KD/0/$S/0/$fdir $KD/1/$S/0/$fdir $KD/1/$S/$FS/$fdir $KD/1/$S/$FS/quotas/goals 2>/dev/null
 section_end sysfs-filters
-path_of() { cat "$KD/$1/$S/$2/$fdir/$3/memcg_path" 2>/dev/null; }
+# memcg_path and a goal's path answer EBUSY while the DAMON sysfs lock is
+# held (the exchange's commands, the kernel's refresh): read with rd.
+path_of() { rd "$KD/$1/$S/$2/$fdir/$3/memcg_path"; }
 check "demotion's first filter is /svc's memcg filter" eq "$(path_of 0 0 0)" /svc
 check "promotion's first filter is /batch's memcg filter" eq "$(path_of 1 0 0)" /batch
 check "the young filter follows them" eq "$(cat $KD/0/$S/0/$fdir/1/type)" young
@@ -83,7 +85,7 @@ check "the fast_share scheme takes only /svc's pages" eq "$(path_of 1 $FS 0)" /s
 metric=$(cat $KD/1/$S/$FS/quotas/goals/0/target_metric)
 if [ -e $KD/1/$S/$FS/quotas/goals/0/path ]; then
 	check "fast_share: a node_memcg_used_bp goal for /svc" eq "$metric" node_memcg_used_bp
-	check "fast_share goal's cgroup" eq "$(cat $KD/1/$S/$FS/quotas/goals/0/path)" /svc
+	check "fast_share goal's cgroup" eq "$(rd $KD/1/$S/$FS/quotas/goals/0/path)" /svc
 	check "the log says the kernel measures it" has_log "node_memcg_used_bp goal on the fast node"
 else
 	check "fast_share: a user_input goal" eq "$metric" user_input
