@@ -1029,13 +1029,23 @@ static void cgroup_remove(struct env *e, const char *name)
 	tu_rmtree(path);
 }
 
-static struct env *env_cgroups(enum fake_profile prof)
+/* CG_RULES after conf (the [daemon] keys and other sections), /svc present. */
+static struct env *env_cgroups_conf(enum fake_profile prof, const char *conf)
 {
-	struct env *e = env_new_fixture("vm-2node", prof, CG_RULES);
+	char text[512];
+	struct env *e;
+
+	snprintf(text, sizeof(text), "%s%s", conf, CG_RULES);
+	e = env_new_fixture("vm-2node", prof, text);
 
 	tu_write(e->dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory");
 	cgroup_make(e, "svc");
 	return e;
+}
+
+static struct env *env_cgroups(enum fake_profile prof)
+{
+	return env_cgroups_conf(prof, "");
 }
 
 static char *cg_file(struct env *e, unsigned kd, const char *rel)
@@ -1155,12 +1165,10 @@ static void test_cgroup_kernel_goal(void **state)
  * and re-committed the plan. */
 static void test_cgroup_exchange(void **state)
 {
-	struct env *e = env_new_fixture("vm-2node", FAKE_KERNEL_7_3,
-					"interval = 10min\nstatus_interval = 10min\n[quota]\nexchange = yes\n" CG_RULES);
+	struct env *e = env_cgroups_conf(FAKE_KERNEL_7_3,
+					 "interval = 10min\nstatus_interval = 10min\n[quota]\nexchange = yes\n");
 
 	(void)state;
-	tu_write(e->dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory");
-	cgroup_make(e, "svc");
 	run(e, 1);
 	assert_int_equal(STATE(e), RC_RUNNING);
 	expect_file(e, 1, "nr_schemes", "10");
